@@ -1,6 +1,8 @@
 """Serving metrics, invoices and incidents into actuals/ (procure/io/telemetry.py, procure/io/actuals.py,
 `procure actuals import`). Figures are worked out by hand in the comments; the samples are in
-tests/data/actuals/ with their sources (SOURCES.md there)."""
+tests/data/actuals/ with their sources (SOURCES.md there). Imports run at their use case in process
+(tests/importhelp.py); the command itself is run for snapshots with a restart (end to end) and for a month
+in two invoice files (exit 2 with nothing written, then a replacement stated)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from importhelp import run as imported
 from typer.testing import CliRunner
 
 from procure.cli import app
@@ -107,7 +110,7 @@ def test_a_range_query_across_a_month_end_and_a_month_without_data(workspace_cop
             ("2026-11-01T00:01:00", 180),
         ],
     )
-    result = run("actuals", "import", range_file(tmp_path, [tokens]), "--offer", "alpha", "-w", ws)
+    result = imported("actuals", "import", range_file(tmp_path, [tokens]), "--offer", "alpha", "-w", ws)
     assert result.exit_code == 0, result.output
     months = read_metrics_csv(ws / "actuals" / "alpha" / "metrics.csv", "metrics.csv", [])
     # each increase counts in the month its step (earlier, later] lies in: 23:58-23:59 and 23:59-00:00
@@ -163,7 +166,7 @@ def test_a_range_query_across_a_month_end_and_a_month_without_data(workspace_cop
 def test_bad_telemetry_is_named_and_nothing_is_written(workspace_copy, tmp_path, bad, message):
     ws = workspace_copy("basic")
     path = range_file(tmp_path, bad)
-    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    result = imported("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2
     assert message in result.output and "Traceback" not in result.output
     assert not (ws / "actuals").exists()
@@ -173,7 +176,7 @@ def test_a_snapshot_without_its_time_is_refused(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
     path = tmp_path / "metrics.prom"
     path.write_text((DATA / "2026-11-10T00:00:00Z.prom").read_text())
-    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    result = imported("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "samples without a timestamp" in result.output
 
 
@@ -181,7 +184,7 @@ def test_invoices_and_incidents_are_kept_and_read_back(workspace_copy, tmp_path,
     ws = workspace_copy("basic")
     invoices = tmp_path / "invoices.csv"
     invoices.write_text("month,gpu_hours,output_tokens,amount\n2026-03,73000,,292000\n")
-    result = run(
+    result = imported(
         "actuals", "import", invoices, data_dir / "incidents" / "serving_history.csv", "--offer", "alpha", "-w", ws
     )
     assert result.exit_code == 0, result.output
@@ -190,9 +193,9 @@ def test_invoices_and_incidents_are_kept_and_read_back(workspace_copy, tmp_path,
     assert len(loaded.incidents) == 4
     twice = tmp_path / "twice.csv"
     twice.write_text("month,gpu_hours,output_tokens,amount\n2026-03,1,,1\n2026-03,2,,2\n")
-    bad = run("actuals", "import", twice, "--offer", "alpha", "-w", ws)
+    bad = imported("actuals", "import", twice, "--offer", "alpha", "-w", ws)
     assert bad.exit_code == 2 and "2026-03 is invoiced twice" in bad.output
-    unknown = run("actuals", "import", invoices, "--offer", "nobody", "-w", ws)
+    unknown = imported("actuals", "import", invoices, "--offer", "nobody", "-w", ws)
     assert unknown.exit_code == 2
 
 
@@ -200,7 +203,7 @@ def test_an_invoice_sheet_missing_a_column_is_named_as_an_invoice_sheet(workspac
     ws = workspace_copy("basic")
     path = tmp_path / "billing.csv"
     path.write_text("month,gpu_hours,amount\n2026-07,1000,5000\n")  # output_tokens left out
-    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    result = imported("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "output_tokens" in result.output and "impact" not in result.output
     assert not (ws / "actuals").exists()
@@ -210,7 +213,7 @@ def test_bad_telemetry_errors_name_the_file_and_where_in_it(workspace_copy, tmp_
     ws = workspace_copy("basic")
     twice = series("vllm:generation_tokens_total", [("2026-11-01T00:00:00", 1)])
     path = range_file(tmp_path, [twice, twice])
-    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    result = imported("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2
     # the file, the second entry of data.result, the series, and where it was seen first
     assert (
@@ -235,7 +238,7 @@ def test_the_same_series_twice_in_one_snapshot_is_a_duplicate(workspace_copy, tm
         "2026-11-10T00:00:00Z.prom",
         'vllm:generation_tokens_total{model_name="m"} 100.0\nvllm:generation_tokens_total{model_name="m"} 120.0\n',
     )
-    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    result = imported("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert 'duplicate series vllm:generation_tokens_total{model_name="m"} in one snapshot' in " ".join(
         result.output.split()
@@ -250,7 +253,7 @@ def test_a_snapshot_sample_stamped_far_from_the_snapshot_is_clock_skew(workspace
     path = snapshot(
         tmp_path, "2026-11-10T00:00:00Z.prom", f'vllm:generation_tokens_total{{model_name="m"}} 100.0 {stamp_ms}\n'
     )
-    result = run("actuals", "import", path, "--offer", "alpha", "-w", ws)
+    result = imported("actuals", "import", path, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2
     assert (
         "clock skew: vllm:generation_tokens_total is stamped 2026-11-10 00:10:00Z, 10 minutes from the snapshot's time "
@@ -263,7 +266,7 @@ def test_a_snapshot_sample_stamped_far_from_the_snapshot_is_clock_skew(workspace
         f'vllm:generation_tokens_total{{model_name="m"}} 100.0 {int(at("2026-11-10T00:04:00") * 1000)}\n',
     )
     later = snapshot(tmp_path, "2026-11-11T00:00:00Z.prom", 'vllm:generation_tokens_total{model_name="m"} 160.0\n')
-    assert run("actuals", "import", near, later, "--offer", "alpha", "-w", ws).exit_code == 0
+    assert imported("actuals", "import", near, later, "--offer", "alpha", "-w", ws).exit_code == 0
 
 
 def test_two_files_with_a_sample_at_one_time_are_a_duplicate(workspace_copy, tmp_path):
@@ -278,7 +281,7 @@ def test_two_files_with_a_sample_at_one_time_are_a_duplicate(workspace_copy, tmp
         [series("vllm:generation_tokens_total", [("2026-11-01T00:01:00", 2), ("2026-11-01T00:02:00", 3)])],
         "b.json",
     )
-    result = run("actuals", "import", first, again, "--offer", "alpha", "-w", ws)
+    result = imported("actuals", "import", first, again, "--offer", "alpha", "-w", ws)
     assert result.exit_code == 2
     assert (
         'duplicate series: vllm:generation_tokens_total{model_name="m"} has two samples at 2026-11-01 00:01:00Z'
@@ -293,7 +296,7 @@ def test_a_gap_is_stated_counted_and_shrinks_the_coverage(workspace_copy, tmp_pa
         "vllm:generation_tokens_total",
         [("2026-11-01T00:00:00", 0), ("2026-11-01T00:01:00", 60), ("2026-11-01T01:00:00", 120)],
     )
-    result = run("actuals", "import", range_file(tmp_path, [tokens]), "--offer", "alpha", "-w", ws)
+    result = imported("actuals", "import", range_file(tmp_path, [tokens]), "--offer", "alpha", "-w", ws)
     assert result.exit_code == 0, result.output
     assert "no samples from 2026-11-01 00:01:00Z to 2026-11-01 01:00:00Z (1.0 h gap)" in result.output
     (nov,) = read_metrics_csv(ws / "actuals" / "alpha" / "metrics.csv", "metrics.csv", []).values()

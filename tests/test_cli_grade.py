@@ -1,6 +1,7 @@
 import json
 
 from clihelp import run
+from refusals import refused
 
 
 def test_grade_table_names_each_offer_and_the_nearest_grade(data_dir):
@@ -25,10 +26,10 @@ def test_explain_lists_every_grade_requirement(data_dir):
     assert "FAIL" in table.stdout and "pass" in table.stdout
 
 
-def test_explain_unknown_offer_exits_2(data_dir):
-    result = run("grade", "-w", data_dir / "basic", "--explain", "nope")
-    assert result.exit_code == 2
-    assert "no offer with id 'nope'" in result.stderr
+def test_explain_unknown_offer_is_refused(data_dir):
+    from procure.analysis.usecases import grades
+
+    refused(lambda: grades(data_dir / "basic", None, ["nope"]), "no offer with id 'nope'")
 
 
 def test_explain_names_the_requirement_a_real_offer_misses(data_dir):

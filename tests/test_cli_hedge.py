@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from clihelp import AS_OF, run
+from refusals import refused, validate
 
 MOVES = [-0.4, -0.2, 0.2, 0.4]
 
@@ -66,6 +67,15 @@ def plan_of(ws: Path, offer: str | None = None, rent: Path | None = None) -> dic
     from procure.render.hedge import hedge_text
 
     return json.loads(hedge_text(hedging(ws, date.fromisoformat(AS_OF), offer, None, rent).plan, "json"))
+
+
+def hedge_refused(ws: Path, *needles: str, index: Path | None = None, rent: Path | None = None) -> str:
+    """`procure hedge -w WS --as-of AS_OF [--index FILE] [--rent FILE]` refused at its use case, in process: the
+    problems, one line each (the command's exit 2 with nothing written:
+    test_bad_rows_of_an_index_file_with_their_lines)."""
+    from procure.analysis.usecases.hedge import hedging
+
+    return refused(lambda: hedging(ws, date.fromisoformat(AS_OF), None, index, rent), *needles)
 
 
 def hedged_text(ws: Path, fmt: str) -> str:
@@ -274,7 +284,7 @@ def test_an_index_file_that_does_not_exist(ws, tmp_path):
 def test_an_index_with_no_level_before_the_as_of_date(ws, tmp_path):
     index = tmp_path / "future.csv"
     index.write_text("date,price\n2026-12-31,5.00\n2027-01-31,5.10\n", encoding="utf-8")
-    failed(run("hedge", "--workspace", ws, "--as-of", AS_OF, "--index", index), "2026-11-29")
+    hedge_refused(ws, "2026-11-29", index=index)
 
 
 def test_bad_rows_of_an_index_file_with_their_lines(ws, tmp_path):
@@ -292,14 +302,14 @@ def test_bad_rows_of_an_index_file_with_their_lines(ws, tmp_path):
 def test_bad_rows_of_a_rent_file_with_their_lines(ws, tmp_path):
     rent = tmp_path / "rent.csv"
     rent.write_text("date,price\n2026-09-30,6.0\n2026-10-31,six\n2026-11-27\n", encoding="utf-8")
-    failed(run("hedge", "--workspace", ws, "--as-of", AS_OF, "--rent", rent), f"{rent}:3: price", f"{rent}:4:")
+    hedge_refused(ws, f"{rent}:3: price", f"{rent}:4:", rent=rent)
 
 
 def test_bad_rows_of_the_workspace_rent_file(workspace_copy):
     copy = workspace_copy("market_ws")
     with (copy / "market" / "rent.csv").open("a", encoding="utf-8") as handle:
         handle.write("2027-01-31,n/a\n")  # line 18
-    failed(run("hedge", "--workspace", copy, "--as-of", AS_OF), "market/rent.csv:18: price")
+    hedge_refused(copy, "market/rent.csv:18: price")
 
 
 def test_a_bad_as_of_date(ws):
@@ -324,11 +334,9 @@ def test_a_mistyped_hedge_offer_is_named_at_its_line_by_validate_and_hedge(works
     config.write_text(
         config.read_text(encoding="utf-8").replace("  offer: fixed\n", "  offer: fixd\n"), encoding="utf-8"
     )
-    for command in (("validate",), ("hedge",)):
-        result = run(*command, "--workspace", copy, "--as-of", AS_OF)
-        assert result.exit_code == 2 and "Traceback" not in result.output
-        assert "procure.yaml:54: hedge.offer: no offer with id 'fixd'; did you mean 'fixed'?" in result.stderr
-        assert "--offer" not in result.stderr
+    needle = "procure.yaml:54: hedge.offer: no offer with id 'fixd'; did you mean 'fixed'?"
+    for problems in (refused(validate(copy, AS_OF), needle), hedge_refused(copy, needle)):
+        assert "--offer" not in problems
 
 
 @pytest.mark.parametrize(
@@ -351,10 +359,7 @@ def test_bad_contract_terms_are_refused_with_file_line_and_field(workspace_copy,
     after = before.replace("  offer: fixed\n", "  offer: fixed\n" + text)
     path.write_text(after)
     line = after.splitlines().index(text.rstrip("\n")) + 1
-    result = run("hedge", "-w", ws, "--as-of", AS_OF, "--format", "json", "--out", ws / "hedge.json")
-    assert result.exit_code == 2
-    assert f"procure.yaml:{line}: {field}: {message}" in result.stderr, result.stderr
-    assert "Traceback" not in result.stderr and not (ws / "hedge.json").exists()
+    hedge_refused(ws, f"procure.yaml:{line}: {field}: {message}")
 
 
 def test_hedge_states_the_contracts_it_recommends_buying(tmp_path):

@@ -19,7 +19,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from clihelp import AS_OF, assert_error, run
+from clihelp import AS_OF, run
+from refusals import refused
 
 from procure.io.workspace import read_price_series
 
@@ -59,6 +60,14 @@ def built(quotes: Path, ws: Path, *args: str, fmt: str = "csv") -> str:
         else:
             asked[option.removeprefix("--")] = rest.pop(0)
     return index_text(index_build(quotes, ws, IndexAsked(**asked)).build, fmt)
+
+
+def index_refused(quotes: Path, ws: Path, *needles: str, **asked: str) -> str:
+    """`procure index build QUOTES -w WS` refused at its use case, in process, with each needle in its problems (the
+    command's exit 2 with nothing written: test_bad_rows_are_all_reported_with_file_and_line_and_nothing_is_written)."""
+    from procure.analysis.usecases.market import IndexAsked, index_build
+
+    return refused(lambda: index_build(quotes, ws, IndexAsked(**asked)), *needles)
 
 
 def csv_rows(text: str) -> list[tuple[str, float, int]]:
@@ -286,10 +295,7 @@ def test_a_missing_column_in_the_header(ws, tmp_path):
     quotes.write_text(
         "date,gpu,price,kind,term_months,seller,grade\n2026-11-02,B200,5.0,transacted,3,S,T-MC\n", encoding="utf-8"
     )
-    result = run("index", "build", quotes, "--workspace", ws)
-    assert result.exit_code == 2
-    assert f"{quotes}:1:" in result.stderr and "gpu_hours" in result.stderr
-    assert "Traceback" not in result.stderr
+    index_refused(quotes, ws, f"{quotes}:1:", "gpu_hours")
 
 
 def test_a_missing_quotes_file(ws, tmp_path):
@@ -451,15 +457,7 @@ def test_two_readings_on_one_date_are_refused_with_their_line(quotes, workspace_
             "2026-11-15, level: 4.50, source: b}\n",
         )
     )
-    target = tmp_path / "index.csv"
-    result = run("index", "build", quotes, "--workspace", root, "--out", target)
-    assert result.exit_code == 2 and "Traceback" not in result.stderr
-    assert (
-        "procure.yaml" in result.stderr
-        and "index.readings[1].date" in result.stderr
-        and "a second reading on 2026-11-15" in result.stderr
-    )
-    assert not target.exists()
+    index_refused(quotes, root, "procure.yaml", "index.readings[1].date", "a second reading on 2026-11-15")
 
 
 def _index_settings(root, text):
@@ -472,14 +470,12 @@ def test_a_base_period_without_quotes_is_refused_not_written_as_an_empty_index(q
     # The quotes run October to November 2026 (module docstring): a base period in 2030 weights no stratum.
     root = workspace_copy("market_ws")
     _index_settings(root, "  base_period: 2030-01-01\n")  # line 50 of procure.yaml (after seller_cap on 49)
-    target = tmp_path / "index.csv"
-    result = run("index", "build", quotes, "--workspace", root, "--out", target)
-    assert_error(
-        result,
+    index_refused(
+        quotes,
+        root,
         "procure.yaml:50: index.base_period: no quotes in the base period 2030-01-01 (the quotes run from 2026-10-01 "
         "to 2026-11-01)",
     )
-    assert not target.exists()
 
 
 def test_a_base_period_with_fixed_weights_is_refused(quotes, workspace_copy, tmp_path):
@@ -487,13 +483,12 @@ def test_a_base_period_with_fixed_weights_is_refused(quotes, workspace_copy, tmp
     _index_settings(
         root, "  base_period: 2026-10-01\n  weights: [{term: 0-3, kind: advertised, grade: all, weight: 1}]\n"
     )
-    result = run("index", "build", quotes, "--workspace", root, "--out", tmp_path / "index.csv")
-    assert_error(
-        result,
+    index_refused(
+        quotes,
+        root,
         "procure.yaml:50: index.base_period: the weights are fixed by index.weights: give index.weights or "
         "index.base_period, not both",
     )
-    assert not (tmp_path / "index.csv").exists()
 
 
 def test_two_readings_in_one_month_and_a_reading_before_the_quotes_are_refused(quotes, workspace_copy, tmp_path):
@@ -504,18 +499,16 @@ def test_two_readings_in_one_month_and_a_reading_before_the_quotes_are_refused(q
         "  readings:\n    - {date: 2026-11-02, level: 4.40, source: a}\n    - {date: 2026-11-20, level: 4.50, source: "
         "b}\n    - {date: 2026-01-15, level: 4.50, source: c}\n",
     )
-    target = tmp_path / "index.csv"
-    result = run("index", "build", quotes, "--workspace", root, "--out", target)
-    assert_error(
-        result,
+    index_refused(
+        quotes,
+        root,
         "procure.yaml:52: index.readings[1].date: 2026-11-20 is in the same month (2026-11-01) as the reading on "
         "2026-11-02",
         "procure.yaml:53: index.readings[2].date: 2026-01-15 is before the first month of quotes (2026-10-01)",
     )
-    assert not target.exists()
     # Weekly, the two November readings are in different weeks: only the early one is refused.
-    result = run("index", "build", quotes, "--workspace", root, "--period", "week", "--out", target)
-    assert "2026-11-20 is in the same" not in result.stderr and "index.readings[2].date" in result.stderr
+    weekly = index_refused(quotes, root, "index.readings[2].date", period="week")
+    assert "2026-11-20 is in the same" not in weekly
 
 
 def test_fixed_weights_for_no_stratum_of_the_quotes_are_refused(quotes, workspace_copy, tmp_path):
@@ -523,11 +516,9 @@ def test_fixed_weights_for_no_stratum_of_the_quotes_are_refused(quotes, workspac
     # for 0-3 / advertised / all weights nothing and no period would have a level.
     root = workspace_copy("market_ws")
     _index_settings(root, "  weights: [{term: 0-3, kind: advertised, grade: all, weight: 1}]\n")
-    target = tmp_path / "index.csv"
-    result = run("index", "build", quotes, "--workspace", root, "--out", target)
-    assert_error(
-        result,
+    index_refused(
+        quotes,
+        root,
         "procure.yaml:50: index.weights: no stratum with a weight has quotes in the selection (weights for: 0-3 / "
         "advertised / all)",
     )
-    assert not target.exists()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import AS_OF, assert_error, run
+from refusals import refused
 
 ORDER_TOP3 = [
     "index level",
@@ -126,11 +127,14 @@ def test_offers_option_is_honoured(ws):
 def test_top_and_offer_together_are_refused_not_one_of_them_ignored(ws):
     # --offer names the offers to follow and --top counts the leaders: given both, one would be dropped
     # in silence, so neither is guessed at.
-    for count in ("--top", "--offers"):
-        err = assert_error(sensitivity(ws, "--offer", "anchor", count, "2"), "--top", "give one of them")
-    assert "--offer" in err
+    from procure.analysis.usecases import sensitivities
+
+    day = date.fromisoformat(AS_OF)
+    for top, count in ((2, None), (None, 2)):  # --top 2, --offers 2
+        err = refused(lambda t=top, c=count: sensitivities(ws, day, ["anchor"], t, c), "--top", "give one of them")
+        assert "--offer" in err
     # the default still follows the top three, and --top alone counts them
-    assert json.loads(sensitivity(ws, "--top", "1", "-f", "json").stdout)["offers"] == ["floaty"]
+    assert sensitivities(ws, day, None, 1, None).followed == ["floaty"]
 
 
 def test_csv_has_a_column_per_offer_and_end(ws):

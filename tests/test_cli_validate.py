@@ -1,4 +1,9 @@
+"""`procure validate`: what it prints for a valid workspace, and for an invalid one its problems, one line each, exit 2
+and the count line. Which problems a workspace has, and in what order, is checked on validate's use case in process
+(tests/refusals.py)."""
+
 from clihelp import AS_OF, run
+from refusals import refused, validate
 
 
 def test_valid_workspace(data_dir):
@@ -38,8 +43,9 @@ def edit(path, old, new):
     path.write_text(text.replace(old, new, 1))
 
 
-def problem_lines(result):
-    return [line for line in result.stderr.splitlines() if not line.endswith("nothing was written.")]
+def problem_lines(ws):
+    """The problems validate -w WS --as-of AS_OF prints, one line each (without the count line), in process."""
+    return refused(validate(ws, AS_OF)).splitlines()
 
 
 def test_a_bad_date_does_not_hide_a_negative_price_in_the_same_file(workspace_copy):
@@ -47,13 +53,10 @@ def test_a_bad_date_does_not_hide_a_negative_price_in_the_same_file(workspace_co
     alpha = ws / "offers" / "alpha.yaml"
     edit(alpha, "received: 2026-11-01", "received: 2026-13-01")  # line 3
     edit(alpha, "gpu_hour: 4.00", "gpu_hour: -4")  # line 11
-    result = run("validate", "-w", ws, "--as-of", AS_OF)
-    assert result.exit_code == 2
-    assert problem_lines(result) == [
+    assert problem_lines(ws) == [
         "offers/alpha.yaml:3: received: not a valid date: month must be in 1..12 (got '2026-13-01')",
         "offers/alpha.yaml:11: pricing.gpu_hour: must be greater than 0 (got -4)",
     ]
-    assert result.stderr.endswith("2 problems found; nothing was written.\n")
 
 
 def test_a_duplicate_key_does_not_hide_the_rest(workspace_copy):
@@ -62,8 +65,7 @@ def test_a_duplicate_key_does_not_hide_the_rest(workspace_copy):
     edit(alpha, "gpus: 100\n", "gpus: 100\ngpus: 200\n")  # lines 7 and 8; the price moves to line 12
     edit(alpha, "gpu_hour: 4.00", "gpu_hour: -4")
     edit(ws / "offers" / "bravo.yaml", "region: us-west\n", "")
-    result = run("validate", "-w", ws, "--as-of", AS_OF)
-    assert problem_lines(result) == [
+    assert problem_lines(ws) == [
         "offers/alpha.yaml:8: gpus: duplicate key (first given on line 7)",
         "offers/alpha.yaml:12: pricing.gpu_hour: must be greater than 0 (got -4)",
         "offers/bravo.yaml:1: region: required field is missing",
@@ -73,9 +75,7 @@ def test_a_duplicate_key_does_not_hide_the_rest(workspace_copy):
 def test_a_duplicate_key_alone_still_fails(workspace_copy):
     ws = workspace_copy("basic")
     edit(ws / "offers" / "alpha.yaml", "gpus: 100\n", "gpus: 100\ngpus: 100\n")
-    result = run("validate", "-w", ws, "--as-of", AS_OF)
-    assert result.exit_code == 2
-    assert problem_lines(result) == ["offers/alpha.yaml:8: gpus: duplicate key (first given on line 7)"]
+    assert problem_lines(ws) == ["offers/alpha.yaml:8: gpus: duplicate key (first given on line 7)"]
 
 
 def test_unknown_fields_get_the_nearest_known_name(workspace_copy):
@@ -85,8 +85,7 @@ def test_unknown_fields_get_the_nearest_known_name(workspace_copy):
     edit(alpha, "  tenant_isolation: true", "  tenant_isolaton: true")
     edit(ws / "procure.yaml", "currency: USD", "curency: USD")
     edit(ws / "offers" / "bravo.yaml", "region: us-west\n", "region: us-west\nflavour: vanilla\n")
-    result = run("validate", "-w", ws, "--as-of", AS_OF)
-    lines = problem_lines(result)
+    lines = problem_lines(ws)
     assert (
         "offers/alpha.yaml:5: regoin: unknown field: did you mean region? (`procure schema` lists the fields)" in lines
     )
@@ -158,9 +157,7 @@ def test_a_broken_offer_with_actuals_is_named_once_not_as_an_unknown_actuals_fol
     offer = ws / "offers" / "alpha.yaml"
     edit(offer, "gpu_hour: 4.00", "gpu_hour: -3")
     (ws / "actuals" / "alpha").mkdir(parents=True)
-    result = run("validate", "-w", ws, "--as-of", AS_OF)
-    assert result.exit_code == 2
-    assert problem_lines(result) == [
+    assert problem_lines(ws) == [
         f"offers/alpha.yaml:{offer.read_text().splitlines().index('  gpu_hour: -3') + 1}: pricing.gpu_hour: must be "
         "greater than 0 (got -3)"
     ]

@@ -20,8 +20,9 @@ import math
 from datetime import date
 
 import pytest
-from clihelp import AS_OF, assert_error, run
+from clihelp import AS_OF, run
 from pointmeans import DELIVERY_MEAN
+from refusals import refused
 
 # alpha, before the change; availability and utilization each x the mean of its factor at the point
 # (tests/pointmeans.py)
@@ -218,9 +219,18 @@ def test_bad_input_exits_2_with_one_line(data_dir, args, message):
     assert problem_lines(whatif(data_dir, *args)) == [message]
 
 
+def asked_refused(ws, offer, asked, *needles: str, as_of: str = AS_OF, price_to_win: bool = False) -> str:  # type: ignore[no-untyped-def]
+    """`procure whatif` refused at its use case (procure/analysis/usecases/whatif.py what_if), in process: the
+    problems, one line each."""
+    from procure.analysis.usecases import what_if
+
+    return refused(lambda: what_if(ws, date.fromisoformat(as_of), offer, asked, price_to_win, None), *needles)
+
+
 def test_per_token_offer_has_no_throughput_to_change(data_dir):
-    result = run("whatif", "tokens", "--throughput", "+50%", "-w", data_dir / "offer_kinds", "--as-of", AS_OF)
-    [line] = problem_lines(result)
+    from procure.analysis.usecases import Asked
+
+    [line] = asked_refused(data_dir / "offer_kinds", "tokens", Asked(throughput="+50%")).splitlines()
     assert "per-token offer has no GPU throughput to change" in line
 
 
@@ -231,11 +241,9 @@ def test_zero_gpus_is_a_usage_error(data_dir):
 
 
 def test_no_change_given_is_refused(data_dir):
-    from clihelp import assert_error
+    from procure.analysis.usecases import Asked
 
-    assert_error(
-        run("whatif", "--offer", "alpha", "-w", data_dir / "basic", "--as-of", AS_OF), "whatif: no change to try"
-    )
+    asked_refused(data_dir / "basic", "alpha", Asked(), "whatif: no change to try")
 
 
 def test_a_change_that_changes_nothing_says_so(data_dir):
@@ -247,6 +255,14 @@ def test_a_change_that_changes_nothing_says_so(data_dir):
 
 def test_price_to_win_without_an_acceptable_offer_says_so(data_dir):
     # every offer of the fixture has expired by 2030 (valid_until in 2027): no leader, no price to win
-    result = run("whatif", "--price-to-win", "-w", data_dir / "rated", "--as-of", "2030-01-01")
-    assert_error(result, "whatif: --price-to-win: no acceptable offer as of 2030-01-01", "--offer ID")
-    assert result.stdout == ""
+    from procure.analysis.usecases import Asked
+
+    asked_refused(
+        data_dir / "rated",
+        None,
+        Asked(),
+        "whatif: --price-to-win: no acceptable offer as of 2030-01-01",
+        "--offer ID",
+        as_of="2030-01-01",
+        price_to_win=True,
+    )

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from clihelp import run
 from importhelp import run as imported
+from refusals import refused
 
 from procure.io.actuals import read_invoices
 from procure.io.example import write_example
@@ -50,6 +51,13 @@ def scorecard(ws: Path, *args: str) -> dict:
     months = int(options["--months"]) if "--months" in options else None
     (vendor,) = json.loads(scorecard_text(scorecards(ws, as_of, None, months).result, "json"))["vendors"]
     return vendor
+
+
+def scorecard_refused(ws: Path, as_of: str, *needles: str) -> str:
+    """`procure scorecard --as-of DAY -w ws` refused at its use case, in process: the problems, one line each."""
+    from procure.analysis.usecases.evidence import scorecards
+
+    return refused(lambda: scorecards(ws, date.fromisoformat(as_of), None, None), *needles)
 
 
 def claimed(ws: Path, as_of: str, months: int | None = None) -> str:
@@ -340,10 +348,8 @@ def test_an_invoice_month_0026_is_refused_at_import_and_at_load(example, tmp_pat
     assert files_of(example) == before
     kept = example / "actuals" / OFFER / "invoices.csv"
     kept.write_text(kept.read_text() + "0026-05,1,,1\n")
-    loaded = run("scorecard", "--as-of", "2026-11-29", "-w", example)
-    assert (
-        loaded.exit_code == 2
-        and f"actuals/{OFFER}/invoices.csv:8: month: must be a month from 2000-01 to 2199-12" in loaded.stderr
+    scorecard_refused(
+        example, "2026-11-29", f"actuals/{OFFER}/invoices.csv:8: month: must be a month from 2000-01 to 2199-12"
     )
 
 
@@ -355,7 +361,7 @@ def test_counts_are_judged_by_the_offers_own_size_not_a_fixed_ceiling(example, t
     big = tmp_path / "big.csv"
     big.write_text("month,gpu_hours,output_tokens,amount\n2026-11,500000,1.3e12,2500000\n")
     assert imported("actuals", "import", big, "--offer", OFFER, "-w", example).exit_code == 0
-    assert run("scorecard", "--as-of", "2026-12-02", "-w", example).exit_code == 0  # the loader reads what was written
+    assert scorecard(example, "--as-of", "2026-12-02")["months"]  # the loader reads what was written
     # 1e15 is 502,315 tok/s on each of its 768 GPUs: above 100,000, refused at import, nothing written
     before = files_of(example)
     huge = tmp_path / "huge.csv"
@@ -448,10 +454,7 @@ def test_a_corrective_import_replaces_a_kept_month_the_loader_refuses(example, t
 
     may = float(next(line for line in kept.read_text().splitlines() if line.startswith("2026-05,")).split(",")[1])
     implausible("2026-10")
-    broken = run("scorecard", "--as-of", "2026-11-29", "-w", example)
-    assert (
-        broken.exit_code == 2 and f"actuals/{OFFER}/metrics.csv:8: output_tokens: 1e+17 is implausible" in broken.stderr
-    )
+    scorecard_refused(example, "2026-11-29", f"actuals/{OFFER}/metrics.csv:8: output_tokens: 1e+17 is implausible")
     # re-importing October replaces the refused row, and says so; the other months stay
     october = tokens_range(tmp_path / "october.json", "2026-10-01T00:00:00", "2026-11-01T00:00:00")
     fixed = imported("actuals", "import", october, "--offer", OFFER, "-w", example)

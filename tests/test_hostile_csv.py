@@ -3,7 +3,9 @@
 
 Missing and extra columns, formulas in cells (refused or kept as text, never evaluated), wrong types
 row by row, and malformed files: each ends in exit 2 naming the file and line (row), with nothing
-written, or in a safe result.
+written, or in a safe result. Each file's family is run once at the command line (exit 2, no traceback,
+nothing written); its other cases are checked on the problems the reader or use case raises, in process
+(tests/refusals.py).
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from clihelp import assert_error, run
+from refusals import compare, refused, validate
 
 QUOTES_HEADER = "date,gpu,price,kind,term_months,seller,grade,gpu_hours\n"
 GOOD_QUOTE = "2026-10-05,B200,6.00,advertised,0,Ember,T-BM,0\n"
@@ -31,12 +36,21 @@ def csv_line(*cells: str) -> str:
 
 
 def index_refused(ws: Path, tmp_path: Path, text: str, *needles: str) -> str:
+    """At the command line: validate and compare --out each exit 2 naming the problems, compare writing nothing."""
     (ws / "market" / "index.csv").write_text(text, encoding="utf-8")
     stderr = assert_error(run("validate", "-w", ws), *needles)
     out = tmp_path / "out" / "cmp.csv"
     assert_error(run("compare", "--format", "csv", "--out", out, "-w", ws), *needles)
     assert not out.exists()
     return stderr
+
+
+def index_problems(ws: Path, text: str, *needles: str) -> str:
+    """In process: the use cases of validate and compare each refuse the index with the problems named."""
+    (ws / "market" / "index.csv").write_text(text, encoding="utf-8")
+    problems = refused(validate(ws), *needles)
+    refused(compare(ws), *needles)
+    return problems
 
 
 @pytest.mark.parametrize(
@@ -53,15 +67,14 @@ def index_refused(ws: Path, tmp_path: Path, text: str, *needles: str) -> str:
 )
 def test_index_with_wrong_columns_is_refused(workspace_copy, tmp_path, text):
     ws = workspace_copy("basic")
-    index_refused(ws, tmp_path, text, "market/index.csv:1:", "expected columns date, price")
+    index_problems(ws, text, "market/index.csv:1:", "expected columns date, price")
 
 
 @pytest.mark.parametrize("formula", FORMULAS)
 def test_formula_in_an_index_price_is_refused(workspace_copy, tmp_path, formula):
     ws = workspace_copy("basic")
-    stderr = index_refused(
+    stderr = index_problems(
         ws,
-        tmp_path,
         "date,price\n2026-09-30,5.00\n" + csv_line("2026-10-31", formula),
         "market/index.csv:3: price: must be a number",
     )
@@ -70,7 +83,7 @@ def test_formula_in_an_index_price_is_refused(workspace_copy, tmp_path, formula)
 
 def test_formula_in_an_index_date_is_refused(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    index_refused(ws, tmp_path, "date,price\n=TODAY(),5.00\n", "market/index.csv:2: date:")
+    index_problems(ws, "date,price\n=TODAY(),5.00\n", "market/index.csv:2: date:")
 
 
 def test_index_rows_with_wrong_types_are_each_reported_with_their_line(workspace_copy, tmp_path):
@@ -101,14 +114,12 @@ def test_index_rows_with_wrong_types_are_each_reported_with_their_line(workspace
 def test_malformed_index_file_is_refused(workspace_copy, tmp_path, data):
     ws = workspace_copy("basic")
     (ws / "market" / "index.csv").write_bytes(data)
-    assert_error(run("validate", "-w", ws), "market/index.csv")
+    refused(validate(ws), "market/index.csv")
 
 
 def test_index_built_layout_with_an_empty_level_is_refused(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
-    index_refused(
-        ws, tmp_path, "period,level,observations\n2026-09-01,5.0,3\n2026-10-01,,0\n", "market/index.csv:3: level:"
-    )
+    index_problems(ws, "period,level,observations\n2026-09-01,5.0,3\n2026-10-01,,0\n", "market/index.csv:3: level:")
 
 
 # --- performance/*.csv ---------------------------------------------------------------------------------
@@ -132,7 +143,7 @@ CURVE = "performance/test-curve.csv"
 def test_curve_with_wrong_columns_is_refused(workspace_copy, text, needle):
     ws = workspace_copy("basic")
     (ws / CURVE).write_text(text, encoding="utf-8")
-    assert_error(run("validate", "-w", ws), CURVE, needle)
+    refused(validate(ws), CURVE, needle)
 
 
 @pytest.mark.parametrize("formula", FORMULAS)
@@ -141,7 +152,7 @@ def test_formula_in_a_curve_is_refused(workspace_copy, formula):
     (ws / CURVE).write_text(
         "interactivity,output_tok_s_gpu\n" + csv_line("50", formula) + "100,300\n", encoding="utf-8"
     )
-    assert_error(run("validate", "-w", ws), f"{CURVE}:2: output_tok_s_gpu: must be a number")
+    refused(validate(ws), f"{CURVE}:2: output_tok_s_gpu: must be a number")
 
 
 def test_curve_rows_with_wrong_types_are_each_reported(workspace_copy):
@@ -162,13 +173,13 @@ def test_curve_rows_with_wrong_types_are_each_reported(workspace_copy):
 def test_a_short_curve_row_does_not_hide_the_other_problems(workspace_copy):
     ws = workspace_copy("basic")
     (ws / CURVE).write_text("interactivity,output_tok_s_gpu\nfast,400\n100,-300\n250\n", encoding="utf-8")
-    assert_error(run("validate", "-w", ws), f"{CURVE}:2: interactivity", f"{CURVE}:3: output_tok_s_gpu", f"{CURVE}:4:")
+    refused(validate(ws), f"{CURVE}:2: interactivity", f"{CURVE}:3: output_tok_s_gpu", f"{CURVE}:4:")
 
 
 def test_curve_with_a_bad_ttft_column_is_refused(workspace_copy):
     ws = workspace_copy("basic")
     (ws / CURVE).write_text("interactivity,output_tok_s_gpu,ttft_s\n50,400,0.5\n100,300,=1+1\n", encoding="utf-8")
-    assert_error(run("validate", "-w", ws), f"{CURVE}:3: ttft_s: must be a number")
+    refused(validate(ws), f"{CURVE}:3: ttft_s: must be a number")
 
 
 # --- market/quotes.csv for `procure index build` ----------------------------------------------------
@@ -181,6 +192,16 @@ def build(ws: Path, text: str, *extra: str, out: Path | None = None):  # type: i
     if out is not None:
         args += ["--out", str(out)]
     return run(*args), str(quotes)
+
+
+def index_of(ws: Path, text: str, **asked: str) -> Callable[[], Any]:
+    """`procure index build market/quotes.csv -w WS` at its use case (procure/analysis/usecases/market.py), the
+    quotes written first."""
+    from procure.analysis.usecases.market import IndexAsked, index_build
+
+    quotes = ws / "market" / "quotes.csv"
+    quotes.write_text(text, encoding="utf-8")
+    return lambda: index_build(quotes, ws, IndexAsked(**asked))
 
 
 @pytest.mark.parametrize(
@@ -206,24 +227,17 @@ def test_formula_in_a_quote_number_is_refused(workspace_copy, tmp_path, formula,
     ws = workspace_copy("market_ws")
     cells = dict(zip(QUOTES_HEADER.strip().split(","), GOOD_QUOTE.strip().split(",")))
     cells[column] = formula
-    out = tmp_path / "index.csv"
-    result, quotes = build(ws, QUOTES_HEADER + GOOD_QUOTE + csv_line(*cells.values()), out=out)
-    assert_error(result, f"{quotes}:3: {column}:")
-    assert not out.exists()
+    quotes = ws / "market" / "quotes.csv"
+    refused(index_of(ws, QUOTES_HEADER + GOOD_QUOTE + csv_line(*cells.values())), f"{quotes}:3: {column}:")
 
 
 @pytest.mark.parametrize("formula", FORMULAS)
 def test_formula_in_a_quote_text_cell_is_kept_as_text(workspace_copy, formula):
     """Seller names are labels: a formula there is text, never evaluated, and the level is unaffected."""
     ws = workspace_copy("market_ws")
-    result, _ = build(
-        ws,
-        QUOTES_HEADER + GOOD_QUOTE + csv_line("2026-10-06", "B200", "7.00", "advertised", "0", formula, "T-BM", "0"),
-        "--format",
-        "json",
-    )
-    assert result.exit_code == 0, result.stderr
-    assert '"level": 6.5' in result.stdout
+    text = QUOTES_HEADER + GOOD_QUOTE + csv_line("2026-10-06", "B200", "7.00", "advertised", "0", formula, "T-BM", "0")
+    made = index_of(ws, text)().build
+    assert [p.level for p in made.points] == [6.5]  # the median of 6.00 and 7.00
 
 
 def test_quote_rows_with_wrong_types_are_each_reported(workspace_copy):
@@ -240,8 +254,8 @@ def test_quote_rows_with_wrong_types_are_each_reported(workspace_copy):
         "2026-10-13,B200,6.00",
         "2026-10-14,B200,true,advertised,0,Ember,T-BM,0",
     ]
-    result, quotes = build(ws, QUOTES_HEADER + "\n".join(rows) + "\n")
-    stderr = assert_error(result)
+    quotes = ws / "market" / "quotes.csv"
+    stderr = refused(index_of(ws, QUOTES_HEADER + "\n".join(rows) + "\n"))
     for line, column in [
         (2, "date"),
         (3, "price"),
@@ -262,13 +276,13 @@ def test_quote_rows_with_wrong_types_are_each_reported(workspace_copy):
     [b"", QUOTES_HEADER.encode(), b"\x00\x01", b"# comment only\n"],
     ids=["empty", "header-only", "binary", "comment-only"],
 )
-def test_malformed_quotes_file_is_refused(workspace_copy, tmp_path, data):
+def test_malformed_quotes_file_is_refused(workspace_copy, data):
+    from procure.analysis.usecases.market import IndexAsked, index_build
+
     ws = workspace_copy("market_ws")
     quotes = ws / "market" / "quotes.csv"
     quotes.write_bytes(data)
-    out = tmp_path / "index.csv"
-    assert_error(run("index", "build", quotes, "-w", ws, "--out", out), str(quotes))
-    assert not out.exists()
+    refused(lambda: index_build(quotes, ws, IndexAsked()), str(quotes))
 
 
 def test_missing_quotes_file_is_a_usage_error(workspace_copy, tmp_path):
@@ -278,13 +292,32 @@ def test_missing_quotes_file_is_a_usage_error(workspace_copy, tmp_path):
     assert "nowhere.csv" in result.stderr
 
 
+def built_or_refused(call: Callable[[], Any]) -> str:
+    """The index as CSV, or "" when refused with an InputError (exit 2 at the command line); any other exception
+    (a traceback at the command line) and any RuntimeWarning, in the CSV, the JSON or the Markdown with the
+    methodology, fail the test."""
+    import warnings
+
+    from procure.errors import InputError
+    from procure.render.market import index_text
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            made = call().build
+        except InputError as exc:
+            assert exc.problems
+            return ""
+        for fmt in ("json", "markdown"):
+            index_text(made, fmt)
+        return index_text(made, "csv")
+
+
 def test_huge_quote_prices_never_give_an_infinite_level(workspace_copy):
     ws = workspace_copy("market_ws")
     rows = "2026-10-05,B200,1e308,advertised,0,Ember,T-BM,0\n2026-10-06,B200,1e308,advertised,0,Fjord,T-BM,0\n"
-    result, _ = build(ws, QUOTES_HEADER + rows)
-    assert result.exit_code in (0, 2) and "Traceback" not in result.stdout + result.stderr
-    assert "inf" not in result.stdout.lower() and "nan" not in result.stdout.lower()
-    assert "RuntimeWarning" not in result.stderr
+    written = built_or_refused(index_of(ws, QUOTES_HEADER + rows))
+    assert "inf" not in written.lower() and "nan" not in written.lower()
 
 
 def test_quotes_with_extreme_dates_and_terms_are_safe(workspace_copy):
@@ -294,31 +327,21 @@ def test_quotes_with_extreme_dates_and_terms_are_safe(workspace_copy):
         "2026-10-06,B200,6.1,advertised,1e300,E,T-BM,0\n"
     )
     for period in ("month", "week"):
-        result, _ = build(ws, QUOTES_HEADER + rows, "--period", period, "--format", "json")
-        assert result.exit_code in (0, 2), (result.exit_code, repr(result.exception))
-        assert "Traceback" not in result.stdout + result.stderr
+        built_or_refused(index_of(ws, QUOTES_HEADER + rows, period=period))
 
 
 def test_quoted_newline_in_a_seller_name_is_an_error_not_a_crash(workspace_copy):
+    from procure.errors import InputError
+
     ws = workspace_copy("market_ws")
-    result, quotes = build(ws, QUOTES_HEADER + GOOD_QUOTE + '2026-10-06,B200,6.1,advertised,0,"Em\nber",T-BM,0\n')
-    assert result.exit_code in (0, 2) and "Traceback" not in result.stdout + result.stderr
-    if result.exit_code == 2:
-        assert f"{quotes}:3:" in result.stderr
+    call = index_of(ws, QUOTES_HEADER + GOOD_QUOTE + '2026-10-06,B200,6.1,advertised,0,"Em\nber",T-BM,0\n')
+    try:
+        call()
+    except InputError as exc:
+        assert f"{ws / 'market' / 'quotes.csv'}:3:" in "\n".join(map(str, exc.problems))
 
 
 # --- RFP import -----------------------------------------------------------------------------------------------
-
-
-def import_available() -> bool:
-    from typer.main import get_command
-
-    from procure.cli import app
-
-    return "import" in get_command(app).commands  # type: ignore[attr-defined]
-
-
-needs_import = pytest.mark.skipif(not import_available(), reason="`procure import` does not exist yet")
 
 
 def rfp_rows(data_dir: Path) -> list[list[str]]:
@@ -350,6 +373,7 @@ def write_xlsx(path: Path, rows: list[list[str]]) -> Path:
 
 
 def import_refused(ws: Path, sheet: Path, *needles: str) -> str:
+    """At the command line: `procure import SHEET --out WS/offers` exits 2 naming the problems, the offers untouched."""
     offers = ws / "offers"
     before = {p.name: p.read_bytes() for p in offers.iterdir()}
     result = run("import", sheet, "--out", offers)
@@ -358,13 +382,36 @@ def import_refused(ws: Path, sheet: Path, *needles: str) -> str:
     return stderr
 
 
+def import_problems(ws: Path, sheet: Path, *needles: str) -> str:
+    """In process: the RFP reader (procure/io/importers.py import_offers) refuses the sheet with the problems named,
+    the offers folder untouched."""
+    from procure.io.importers import import_offers
+
+    offers = ws / "offers"
+    before = {p.name: p.read_bytes() for p in offers.iterdir()}
+    problems = refused(lambda: import_offers(sheet, offers), *needles)
+    assert {p.name: p.read_bytes() for p in offers.iterdir()} == before, "import wrote or changed offer files"
+    return problems
+
+
+def imported_or_refused(sheet: Path, out: Path) -> None:
+    """The RFP reader reads the sheet or refuses it with an InputError (exit 2 at the command line); any other
+    exception would be a traceback."""
+    from procure.errors import InputError
+    from procure.io.importers import import_offers
+
+    try:
+        import_offers(sheet, out)
+    except InputError as exc:
+        assert exc.problems
+
+
 def with_cell(rows: list[list[str]], row: int, column: str, value: str) -> list[list[str]]:
     copy = [list(r) for r in rows]
     copy[row][copy[0].index(column)] = value
     return copy
 
 
-@needs_import
 def test_import_of_the_fixture_works(workspace_copy, data_dir, tmp_path):
     """The baseline for the hostile cases below: the unmodified sheet imports."""
     ws = workspace_copy("basic")
@@ -374,7 +421,6 @@ def test_import_of_the_fixture_works(workspace_copy, data_dir, tmp_path):
     assert (ws / "offers" / "delta.yaml").is_file()
 
 
-@needs_import
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
 @pytest.mark.parametrize("formula", FORMULAS[:2])
 @pytest.mark.parametrize("column", ["pricing.gpu_hour", "vendor", "notes"])
@@ -383,10 +429,9 @@ def test_import_refuses_formulas_and_never_evaluates_them(workspace_copy, data_d
     rows = with_cell(rfp_rows(data_dir), 1, column, formula)
     writer = write_csv if kind == "csv" else write_xlsx
     sheet = writer(tmp_path / f"rfp.{kind}", rows)
-    import_refused(ws, sheet, f"{sheet}:2: {column}:", "formula")
+    import_problems(ws, sheet, f"{sheet}:2: {column}:", "formula")
 
 
-@needs_import
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
 def test_import_without_a_required_column_is_refused(workspace_copy, data_dir, tmp_path, kind):
     ws = workspace_copy("basic")
@@ -395,10 +440,9 @@ def test_import_without_a_required_column_is_refused(workspace_copy, data_dir, t
     rows = [[c for i, c in enumerate(r) if i not in (0, drop)] for r in rows]  # no id, no price
     writer = write_csv if kind == "csv" else write_xlsx
     sheet = writer(tmp_path / f"rfp.{kind}", rows)
-    import_refused(ws, sheet, f"{sheet}:2: id: required field is missing", f"{sheet}:3: id:")
+    import_problems(ws, sheet, f"{sheet}:2: id: required field is missing", f"{sheet}:3: id:")
 
 
-@needs_import
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
 @pytest.mark.parametrize("name", ["bogus.column", "pricing.gpu_hours", "=1+1", "../../etc/passwd"])
 def test_import_with_an_unknown_column_is_refused(workspace_copy, data_dir, tmp_path, kind, name):
@@ -406,10 +450,9 @@ def test_import_with_an_unknown_column_is_refused(workspace_copy, data_dir, tmp_
     rows = [r + [name if i == 0 else ("1" if any(r) else "")] for i, r in enumerate(rfp_rows(data_dir))]
     writer = write_csv if kind == "csv" else write_xlsx
     sheet = writer(tmp_path / f"rfp.{kind}", rows)
-    import_refused(ws, sheet, f"{sheet}:1:")
+    import_problems(ws, sheet, f"{sheet}:1:")
 
 
-@needs_import
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
 def test_import_reports_wrong_types_per_row_and_column(workspace_copy, data_dir, tmp_path, kind):
     ws = workspace_copy("basic")
@@ -421,7 +464,7 @@ def test_import_reports_wrong_types_per_row_and_column(workspace_copy, data_dir,
     rows = with_cell(rows, 2, "service.sla.availability", "99.5")
     writer = write_csv if kind == "csv" else write_xlsx
     sheet = writer(tmp_path / f"rfp.{kind}", rows)
-    import_refused(
+    import_problems(
         ws,
         sheet,
         f"{sheet}:2: pricing.gpu_hour:",
@@ -432,33 +475,29 @@ def test_import_reports_wrong_types_per_row_and_column(workspace_copy, data_dir,
     )
 
 
-@needs_import
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "$4.00", "4,00", "TRUE"])
 def test_import_refuses_non_numbers_in_number_cells(workspace_copy, data_dir, tmp_path, value):
     ws = workspace_copy("basic")
     sheet = write_csv(tmp_path / "rfp.csv", with_cell(rfp_rows(data_dir), 1, "pricing.gpu_hour", value))
-    import_refused(ws, sheet, f"{sheet}:2: pricing.gpu_hour:")
+    import_problems(ws, sheet, f"{sheet}:2: pricing.gpu_hour:")
 
 
-@needs_import
 @pytest.mark.parametrize("offer_id", ["../../etc/passwd", "a/b", "..", "x\\y"])
 def test_import_refuses_ids_that_would_be_paths(workspace_copy, data_dir, tmp_path, offer_id):
     ws = workspace_copy("basic")
     sheet = write_csv(tmp_path / "rfp.csv", with_cell(rfp_rows(data_dir), 1, "id", offer_id))
-    import_refused(ws, sheet, f"{sheet}:2: id:")
+    import_problems(ws, sheet, f"{sheet}:2: id:")
     assert not (tmp_path / "etc").exists()
 
 
-@needs_import
 def test_import_of_rows_longer_than_the_header_is_refused(workspace_copy, data_dir, tmp_path):
     ws = workspace_copy("basic")
     rows = rfp_rows(data_dir)
     rows[1] = rows[1] + ["stray", "cells"]
     sheet = write_csv(tmp_path / "rfp.csv", rows)
-    import_refused(ws, sheet, f"{sheet}:")
+    import_problems(ws, sheet, f"{sheet}:")
 
 
-@needs_import
 @pytest.mark.parametrize(
     "name, data",
     [
@@ -474,7 +513,7 @@ def test_import_of_a_malformed_file_is_refused(workspace_copy, tmp_path, name, d
     ws = workspace_copy("basic")
     sheet = tmp_path / name
     sheet.write_bytes(data)
-    import_refused(ws, sheet, str(sheet))
+    import_problems(ws, sheet, str(sheet))
 
 
 def rewrite_sheet(source: Path, target: Path, change) -> Path:  # type: ignore[no-untyped-def]
@@ -494,7 +533,6 @@ XML_BOMB_DTD = (
 )
 
 
-@needs_import
 def test_import_of_an_xlsx_with_an_xml_entity_bomb_is_refused(workspace_copy, data_dir, tmp_path):
     ws = workspace_copy("basic")
     good = write_xlsx(tmp_path / "good.xlsx", rfp_rows(data_dir))
@@ -504,10 +542,9 @@ def test_import_of_an_xlsx_with_an_xml_entity_bomb_is_refused(workspace_copy, da
         return XML_BOMB_DTD + body.replace(b"Delta Cloud", b"&l9;", 1)
 
     sheet = rewrite_sheet(good, tmp_path / "bomb.xlsx", bomb)
-    import_refused(ws, sheet, str(sheet))
+    import_problems(ws, sheet, str(sheet))
 
 
-@needs_import
 def test_import_of_an_xlsx_that_inflates_to_100_mb_is_handled_quickly(workspace_copy, data_dir, tmp_path):
     """A zip bomb of whitespace (100 MB inflated from 100 KB): read or refused within a few seconds."""
     import time
@@ -520,13 +557,10 @@ def test_import_of_an_xlsx_that_inflates_to_100_mb_is_handled_quickly(workspace_
     )
     assert sheet.stat().st_size < 2_000_000
     start = time.perf_counter()
-    result = run("import", sheet, "--out", tmp_path / "imported")
+    imported_or_refused(sheet, tmp_path / "imported")
     assert time.perf_counter() - start < 30  # a hang guard: ten times the 3.0 s measured on two loaded cores
-    assert result.exit_code in (0, 2), (result.exit_code, repr(result.exception))
-    assert "Traceback" not in result.stdout + result.stderr
 
 
-@needs_import
 def test_import_of_an_xlsx_with_a_huge_claimed_dimension_is_read_by_its_cells(workspace_copy, data_dir, tmp_path):
     good = write_xlsx(tmp_path / "good.xlsx", rfp_rows(data_dir))
     sheet = rewrite_sheet(
@@ -534,12 +568,9 @@ def test_import_of_an_xlsx_with_a_huge_claimed_dimension_is_read_by_its_cells(wo
         tmp_path / "dimension.xlsx",
         lambda data: data.replace(b'<dimension ref="A1:AM4" />', b'<dimension ref="A1:XFD1048576" />'),
     )
-    result = run("import", sheet, "--out", tmp_path / "imported")
-    assert result.exit_code in (0, 2), (result.exit_code, repr(result.exception))
-    assert "Traceback" not in result.stdout + result.stderr
+    imported_or_refused(sheet, tmp_path / "imported")
 
 
-@needs_import
 def test_import_never_overwrites_without_force(workspace_copy, data_dir, tmp_path):
     ws = workspace_copy("basic")
     rows = with_cell(rfp_rows(data_dir), 1, "id", "alpha")  # the id of an existing offer

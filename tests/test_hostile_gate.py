@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import AS_OF, run
+from refusals import refused, validate
 
 from procure.io.example import write_example
 
@@ -56,11 +57,10 @@ def test_a_script_that_stacks_a_few_marks_and_multi_line_notes_pass(workspace_co
     ws = with_vendor(workspace_copy, "Vie\u0323\u0302t Cloud")
     offer = ws / "offers" / "alpha.yaml"
     offer.write_text(offer.read_text().replace("region: us-east", 'region: us-east\nnotes: "line one\\nline two"', 1))
-    assert run("validate", "-w", ws, "--as-of", AS_OF).exit_code == 0
+    validate(ws, AS_OF)()  # valid: no InputError
     # but not a U+2028 in notes: a line break a viewer may take, the notes' own line feeds aside
     offer.write_text(offer.read_text().replace("line one\\nline two", "line one\\u2028line two"))
-    result = run("validate", "-w", ws, "--as-of", AS_OF)
-    assert result.exit_code == 2 and "notes: holds a line break (U+2028) at character 9: text expected" in result.stderr
+    refused(validate(ws, AS_OF), "notes: holds a line break (U+2028) at character 9: text expected")
 
 
 @pytest.fixture
@@ -98,7 +98,12 @@ def test_a_kept_trials_file_with_a_separator_in_a_source_names_the_field_not_a_c
         "2026-11-20,fast\u2028run.json,125,310,0.85,8,B200,,\n",
         encoding="utf-8",
     )
-    result = run("scorecard", "--as-of", "2026-11-29", "-w", example)
-    assert result.exit_code == 2 and "Traceback" not in result.output
-    assert "trials.csv:2: source: holds a line break (U+2028) at character 5: one line expected" in result.output
-    assert "expected 9 values" not in result.output
+    from datetime import date
+
+    from procure.analysis.usecases import scorecards
+
+    problems = refused(
+        lambda: scorecards(example, date(2026, 11, 29), None, None),
+        "trials.csv:2: source: holds a line break (U+2028) at character 5: one line expected",
+    )
+    assert "expected 9 values" not in problems

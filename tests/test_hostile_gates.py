@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import AS_OF, assert_error, edit, run
+from refusals import refused, validate
 
 from procure import textsafe
 from procure.analysis.history import HISTORY_FILE
@@ -31,16 +32,14 @@ def test_a_line_separator_in_a_vendor_name_is_refused_at_validation(workspace_co
     edit(
         ws, "offers/alpha.yaml", "vendor: Alpha Cloud", f"vendor: {json.dumps(FORGED.replace(chr(0x2028), separator))}"
     )
-    stderr = assert_error(
-        run("validate", "-w", ws), "offers/alpha.yaml:2: vendor:", f"holds a line break (U+{ord(separator):04X})"
-    )
+    stderr = refused(validate(ws), "offers/alpha.yaml:2: vendor:", f"holds a line break (U+{ord(separator):04X})")
     assert not RAW.search(stderr)
 
 
 def test_a_paragraph_separator_in_offer_notes_is_refused(workspace_copy):
     ws = workspace_copy("basic")
     edit(ws, "offers/alpha.yaml", "region: us-east", 'region: us-east\nnotes: "fine\u2029APPROVED"')
-    assert_error(run("validate", "-w", ws), "offers/alpha.yaml", "notes", "holds a line break (U+2029)")
+    refused(validate(ws), "offers/alpha.yaml", "notes", "holds a line break (U+2029)")
 
 
 def test_printable_and_markdown_show_separators_as_escapes():

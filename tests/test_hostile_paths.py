@@ -2,7 +2,9 @@
 output paths that are missing, read-only, a file's child or an input.
 
 Every case ends in a clear error (exit 2, the file named, no traceback, nothing written) or a safe
-result (the output written where it was asked for, and nowhere else).
+result (the output written where it was asked for, and nowhere else). An offer linked outside the
+workspace is refused by validate, compare and report at the command line; the other links are checked
+on the problems the workspace's loader raises, in process (tests/refusals.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import assert_error, run
+from refusals import refused, validate
 
 OFFER = "offers/alpha.yaml"
 SECRET = "OUTSIDE-SECRET-7f3a9c"  # text of files outside the workspace: must never reach an output
@@ -80,8 +83,7 @@ def test_offer_linked_through_an_inner_link_to_the_outside_is_refused(workspace_
     (ws / "links").mkdir()
     (ws / "links" / "hop.yaml").symlink_to(target)
     (ws / "offers" / "chained.yaml").symlink_to(ws / "links" / "hop.yaml")
-    result = run("validate", "-w", ws)
-    stderr = assert_error(result, "offers/chained.yaml", "outside the workspace")
+    stderr = refused(validate(ws), "offers/chained.yaml", "outside the workspace")
     assert SECRET not in stderr
 
 
@@ -93,8 +95,7 @@ def test_offers_folder_linked_outside_is_refused(workspace_copy, tmp_path):
         path.rename(outside / path.name)
     (ws / "offers").rmdir()
     (ws / "offers").symlink_to(outside, target_is_directory=True)
-    result = run("validate", "-w", ws)
-    stderr = assert_error(result, "outside the workspace")
+    stderr = refused(validate(ws), "outside the workspace")
     assert SECRET not in stderr
 
 
@@ -108,7 +109,7 @@ def test_grade_linked_outside_the_workspace_is_refused(workspace_copy, tmp_path)
     )
     grade.unlink()
     grade.symlink_to(outside / "T-BM.yaml")
-    stderr = assert_error(run("validate", "-w", ws), "grades/T-BM.yaml", "outside the workspace")
+    stderr = refused(validate(ws), "grades/T-BM.yaml", "outside the workspace")
     assert SECRET not in stderr
 
 
@@ -116,19 +117,19 @@ def test_link_inside_the_workspace_is_followed(workspace_copy):
     """A safe result: a link that stays inside the workspace is an ordinary input (here a duplicate id)."""
     ws = workspace_copy("basic")
     (ws / "offers" / "again.yaml").symlink_to("alpha.yaml")
-    assert_error(run("validate", "-w", ws), "offers/again.yaml", "duplicate offer id 'alpha'")
+    refused(validate(ws), "offers/again.yaml", "duplicate offer id 'alpha'")
 
 
 def test_dangling_link_is_reported(workspace_copy, tmp_path):
     ws = workspace_copy("basic")
     (ws / "offers" / "gone.yaml").symlink_to(ws / "offers" / "nowhere.yaml")
-    assert_error(run("validate", "-w", ws), "offers/gone.yaml")
+    refused(validate(ws), "offers/gone.yaml")
 
 
 def test_folder_named_like_an_offer_is_reported(workspace_copy):
     ws = workspace_copy("basic")
     (ws / "offers" / "folder.yaml").mkdir()
-    assert_error(run("validate", "-w", ws), "offers/folder.yaml")
+    refused(validate(ws), "offers/folder.yaml")
 
 
 def test_curve_linked_outside_the_workspace_is_refused(workspace_copy, tmp_path):
@@ -136,7 +137,7 @@ def test_curve_linked_outside_the_workspace_is_refused(workspace_copy, tmp_path)
     secret = tmp_path / "secret.csv"
     secret.write_text(f"{SECRET},password\nroot,hunter2\n", encoding="utf-8")
     (ws / "performance" / "stolen.csv").symlink_to(secret)
-    stderr = assert_error(run("validate", "-w", ws), "performance/stolen.csv")
+    stderr = refused(validate(ws), "performance/stolen.csv")
     assert SECRET not in stderr
     assert "outside the workspace" in stderr
 
@@ -147,7 +148,7 @@ def test_index_linked_outside_the_workspace_is_refused(workspace_copy, tmp_path)
     outside.write_text("date,price\n2026-11-01,99.00\n", encoding="utf-8")
     (ws / "market" / "index.csv").unlink()
     (ws / "market" / "index.csv").symlink_to(outside)
-    assert_error(run("validate", "-w", ws), "market/index.csv", "outside the workspace")
+    refused(validate(ws), "market/index.csv", "outside the workspace")
 
 
 def test_offer_that_is_a_fifo_is_refused_without_hanging(workspace_copy):
@@ -169,7 +170,7 @@ def test_curve_linked_to_a_device_is_refused_without_hanging(workspace_copy):
 def test_offer_linked_to_a_device_is_refused(workspace_copy):
     ws = workspace_copy("basic")
     (ws / "offers" / "zero.yaml").symlink_to("/dev/zero")
-    assert_error(run("validate", "-w", ws), "offers/zero.yaml", "outside the workspace")
+    refused(validate(ws), "offers/zero.yaml", "outside the workspace")
 
 
 # --- offer ids that look like paths ---------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Hostile input for the plan's new fields: demand, plan policy, burst, commit options, node size, rate
 limits. Every bad value is exit 2 with file, line and field; an impossible plan says which constraint and
-which scenario; the solver never hangs or shows a traceback."""
+which scenario; the solver never hangs or shows a traceback. Bad demand and policy are refused by `procure plan
+--out` at the command line (exit 2, nothing written); the other refusals are checked on the problems the use
+cases of plan, validate and compare raise, in process (tests/refusals.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,17 @@ import pytest
 import yaml
 from clihelp import assert_error, run
 from planws import TASKS_PER_GPU_MONTH, config, offer, write
+from refusals import compare, refused, validate
+
+
+def plan(ws):  # type: ignore[no-untyped-def]
+    """`procure plan -w WS --as-of AS_OF` at its use case (procure/analysis/usecases/plans.py planning)."""
+    from datetime import date
+
+    from procure.analysis.usecases import planning
+
+    return lambda: planning(ws, date.fromisoformat(AS_OF))
+
 
 AS_OF = "2026-11-29"
 
@@ -142,7 +155,7 @@ def test_bad_offer_fields_are_refused_with_line_and_field(tmp_path, changes, fie
         else:
             target[key] = value
     ws = write(tmp_path / "ws", cfg, offers)
-    stderr = assert_error(run("plan", "--as-of", AS_OF, "-w", ws), field, needle)
+    stderr = refused(plan(ws), field, needle)
     assert "offers/commit.yaml:" in stderr
 
 
@@ -157,20 +170,16 @@ def test_burst_and_rate_limits_on_the_wrong_offers(tmp_path):
         )
     )
     ws = write(tmp_path / "ws", cfg, offers)
-    stderr = assert_error(
-        run("validate", "-w", ws), "pricing.burst: goes with GPU-hour", "service.rate_limits: give requests_per_minute"
-    )
+    stderr = refused(validate(ws), "pricing.burst: goes with GPU-hour", "service.rate_limits: give requests_per_minute")
     assert "offers/tokens.yaml:" in stderr
 
 
 def test_a_pure_on_demand_offer_is_valid_and_priced_in_compare(tmp_path):
     cfg, offers = market()
     ws = write(tmp_path / "ws", cfg, offers)
-    result = run("compare", "--format", "json", "--as-of", AS_OF, "-w", ws)
-    assert result.exit_code == 0, result.stderr
-    od = next(o for o in json.loads(result.stdout)["offers"] if o["id"] == "ondemand")
+    od = compare(ws, AS_OF)().evaluation.offer("ondemand")
     # 6 per GPU-hour over 1,080 tasks, billed only as used
-    assert od["metrics"]["cost_per_task"] == pytest.approx(6 / 1080) and od["metrics"]["fill"] == 1.0
+    assert od.metrics["cost_per_task"] == pytest.approx(6 / 1080) and od.metrics["fill"] == 1.0
 
 
 def test_demand_beyond_every_offer_is_planned_and_its_shortfall_shown_by_month(tmp_path):
@@ -210,19 +219,19 @@ def test_vendor_share_below_one_with_one_vendor(tmp_path):
     for o in offers:
         o["vendor"] = "Only Vendor"
     ws = write(tmp_path / "ws", cfg, offers)
-    assert_error(run("plan", "--as-of", AS_OF, "-w", ws), "plan.max_vendor_share", "at least two vendors")
+    refused(plan(ws), "plan.max_vendor_share", "at least two vendors")
 
 
 def test_vendor_share_that_no_split_meets(tmp_path):
     cfg, offers = market(plan={"max_vendor_share": 0.4, "mip_gap": 0.0})
     ws = write(tmp_path / "ws", cfg, offers)
-    assert_error(run("plan", "--as-of", AS_OF, "-w", ws), "plan.max_vendor_share", "below 1")
+    refused(plan(ws), "plan.max_vendor_share", "below 1")
 
 
 def test_a_cvar_limit_no_plan_reaches(tmp_path):
     cfg, offers = market(plan={"cvar_limit": 1000, "max_vendor_share": 1.0})
     ws = write(tmp_path / "ws", cfg, offers)
-    assert_error(run("plan", "--as-of", AS_OF, "-w", ws), "plan.cvar_limit", "no plan keeps the CVaR")
+    refused(plan(ws), "plan.cvar_limit", "no plan keeps the CVaR")
 
 
 def test_no_usable_offer(tmp_path):
@@ -230,7 +239,7 @@ def test_no_usable_offer(tmp_path):
     for o in offers:
         o["service"]["attestations"] = []
     ws = write(tmp_path / "ws", cfg, offers)
-    assert_error(run("plan", "--as-of", AS_OF, "-w", ws), "plan", "no acceptable offer")
+    refused(plan(ws), "plan", "no acceptable offer")
 
 
 def test_no_demand_figure_at_all(tmp_path):
@@ -238,9 +247,7 @@ def test_no_demand_figure_at_all(tmp_path):
     del cfg["workload"]["tasks_per_month"]
     cfg["demand"] = {"months": 12}
     ws = write(tmp_path / "ws", cfg, offers)
-    assert_error(
-        run("plan", "--as-of", AS_OF, "-w", ws), "demand.start", "required when workload.tasks_per_month is absent"
-    )
+    refused(plan(ws), "demand.start", "required when workload.tasks_per_month is absent")
 
 
 def test_a_tiny_time_limit_gives_a_plan_or_a_clear_message(tmp_path):
@@ -289,15 +296,15 @@ def test_too_many_scenarios_are_refused_before_any_work(tmp_path):
     cfg, offers = market()
     cfg["demand"] = {"months": 120, "start": 1e6, "scenarios": 1_000_000}
     ws = write(tmp_path / "ws", cfg, offers)
-    assert_error(run("plan", "--as-of", AS_OF, "-w", ws), "demand.scenarios", "must be at most 20000")
+    refused(plan(ws), "demand.scenarios", "must be at most 20000")
 
 
 def test_a_reserved_tier_above_the_on_demand_capacity(tmp_path):
     cfg, offers = market()
     offers[1]["pricing"]["commit_options"] = [{"gpus": 2000, "term_months": 12, "gpu_hour": 5.0}]
     ws = write(tmp_path / "ws", cfg, offers)
-    assert_error(
-        run("validate", "-w", ws),
+    refused(
+        validate(ws),
         "offers/ondemand.yaml:",
         "pricing.commit_options[0].gpus: must be at most pricing.burst.max_gpus (1000) (got 2000)",
     )

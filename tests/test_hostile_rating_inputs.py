@@ -2,6 +2,8 @@
 prices and share, published tiers and their bands, the peak factor, min_peers.
 
 Every bad value is refused with exit 2 and one line naming file, line and field; nothing is written.
+Bad per-token terms are run through compare --out and validate at the command line; the other cases
+are checked on the problems of the same two use cases, in process (tests/refusals.py).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import refusals
 from clihelp import assert_error, run
 
 TOKENS = "offers/tokens.yaml"
@@ -26,11 +29,17 @@ def write(ws: Path, name: str, old: str, new: str) -> int:
     return before.count("\n") + 1
 
 
-def refused(ws: Path, tmp_path: Path, *needles: str) -> None:
+def refused_by_commands(ws: Path, tmp_path: Path, *needles: str) -> None:
     out = tmp_path / "out" / "cmp.json"
     assert_error(run("compare", "--format", "json", "--out", out, "-w", ws), *needles)
     assert not out.exists() and not out.parent.exists()
     assert_error(run("validate", "-w", ws), *needles)
+
+
+def refused(ws: Path, tmp_path: Path, *needles: str) -> None:
+    """In process: the use cases of compare and validate each refuse the workspace with the needles."""
+    refusals.refused(refusals.compare(ws), *needles)
+    refusals.refused(refusals.validate(ws), *needles)
 
 
 ISOLATED = "  isolated_monitoring: true\n"
@@ -132,7 +141,7 @@ def test_bad_per_token_terms_are_refused_with_file_line_and_field(
 ):
     ws = workspace_copy("offer_kinds")
     line = write(ws, name, old, new)
-    refused(ws, tmp_path, f"{name}:{line}: {field}: {message}")
+    refused_by_commands(ws, tmp_path, f"{name}:{line}: {field}: {message}")
 
 
 PUBLISHED = [

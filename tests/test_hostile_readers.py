@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import AS_OF, assert_error, edit, run
+from refusals import compare, refused, validate
 
 from procure import textsafe
 from procure.analysis import history
@@ -104,9 +105,8 @@ def test_right_to_left_text_with_plain_marks_is_still_accepted(workspace_copy):
     ws = workspace_copy("basic")
     name = "\u05e9\u05dc\u05d5\u05dd\u200f Cloud"  # Hebrew, a right-to-left mark (no override)
     edit(ws, OFFER, "vendor: Alpha Cloud", f"vendor: {yaml_string(name)}")
-    result = run("compare", "-f", "json", "-w", ws, "--as-of", AS_OF)
-    assert result.exit_code == 0, result.stderr
-    assert name in {o["vendor"] for o in json.loads(result.stdout)["offers"]}
+    found = compare(ws, AS_OF)()
+    assert name in {o.vendor for o in found.evaluation.offers}
 
 
 def test_messages_show_controls_in_file_names_as_escapes(workspace_copy):
@@ -193,16 +193,15 @@ def test_an_unknown_key_is_reported_with_its_name_at_its_line(workspace_copy, ke
         "  sla: {availability: 0.995, node_replacement_hours: 24}",
         f"  sla: {{availability: 0.995, node_replacement_hours: 24}}\n  {yaml_string(key)}: 1",
     )
-    assert_error(run("validate", "-w", ws), f"{OFFER}:{line + 1}: service.{key}: unknown field")
+    refused(validate(ws), f"{OFFER}:{line + 1}: service.{key}: unknown field")
     line = edit(ws, "procure.yaml", "as_of:", f"{yaml_string(key)}: 2\nas_of:")
-    assert_error(run("validate", "-w", ws), f"procure.yaml:{line}: {key}: unknown field")
+    refused(validate(ws), f"procure.yaml:{line}: {key}: unknown field")
 
 
 def test_an_unknown_key_under_a_union_field_is_named(workspace_copy):
     ws = workspace_copy("basic")
     line = edit(ws, OFFER, "  gpu_hour: 4.00", "  gpu_hour: 4.00\n  index_linked: {spread: 0.1, float: 3}")
-    stderr = assert_error(run("validate", "-w", ws))
-    assert f"{OFFER}:{line + 1}: pricing.index_linked.float: unknown field" in stderr
+    refused(validate(ws), f"{OFFER}:{line + 1}: pricing.index_linked.float: unknown field")
 
 
 # --- spreadsheet-safe CSV ---------------------------------------------------------------------------------------
@@ -333,9 +332,8 @@ def test_delivered_evidence_with_negative_amounts_a_share_above_one_or_inverted_
         "month,output_tokens,requests_ok,requests_failed,ttft_p50_s,ttft_p90_s,ttft_p99_s,e2e_p50_s,e2e_p90_s,e2e_p99_s,coverage,resets,gaps\n"
         "2026-03,1000,10,-1,0.9,0.4,2.0,10,12,14,1.5,0,0\n"
     )
-    result = run("validate", "-w", ws, "--as-of", AS_OF)
-    assert_error(
-        result,
+    problems = refused(
+        validate(ws, AS_OF),
         "actuals/alpha/invoices.csv:2: gpu_hours: must be at least 0 (got -73000)",
         "actuals/alpha/invoices.csv:3: amount: must be at least 0 (got -5)",
         "actuals/alpha/metrics.csv:2: requests_failed: must be at least 0 (got -1)",
@@ -343,4 +341,4 @@ def test_delivered_evidence_with_negative_amounts_a_share_above_one_or_inverted_
         "faster",
         "actuals/alpha/metrics.csv:2: coverage: must be at most 1 (got 1.5)",
     )
-    assert "5 problems found" in result.stderr
+    assert len(problems.splitlines()) == 5, problems  # "5 problems found"

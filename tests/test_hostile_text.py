@@ -17,6 +17,7 @@ from pathlib import Path
 import pypdf
 import pytest
 from clihelp import run
+from refusals import refused, validate
 
 pytestmark = pytest.mark.slow  # PDF rendering, subprocesses or many generated examples
 
@@ -271,18 +272,15 @@ def test_vendor_name_over_256_characters_is_refused(workspace_copy):
     # a 2,000-character name took 39 lines of a 24-line screen: a name fits four lines of an 80-column one
     ws = workspace_copy("basic")
     edit(ws, "offers/alpha.yaml", "vendor: Alpha Cloud", "vendor: " + "V" * 2000)
-    result = run("validate", "-w", ws)
-    assert result.exit_code == 2 and "Traceback" not in result.stdout + result.stderr
-    assert "offers/alpha.yaml:2: vendor: is 2,000 characters long: at most 256 expected" in result.stderr
-    assert "V" * 100 not in result.stderr  # the message does not echo the whole value
+    problems = refused(validate(ws), "offers/alpha.yaml:2: vendor: is 2,000 characters long: at most 256 expected")
+    assert "V" * 100 not in problems  # the message does not echo the whole value
 
 
 def test_notes_over_20000_characters_are_refused(workspace_copy):
     ws = workspace_copy("basic")
     edit(ws, "offers/alpha.yaml", "region: us-east", "region: us-east\nnotes: " + "n" * 20_001)
-    result = run("validate", "-w", ws)
-    assert result.exit_code == 2 and "offers/alpha.yaml:6: notes:" in result.stderr
-    assert len(result.stderr) < 2000
+    problems = refused(validate(ws), "offers/alpha.yaml:6: notes:")
+    assert len(problems) < 2000
 
 
 # --- right-to-left text and emoji ------------------------------------------------------------------

@@ -1,5 +1,8 @@
 """Hostile YAML in vendor files: every case ends in a clear error (exit 2, file and line, no
-traceback, nothing written) or a safe result, and quickly.
+traceback, nothing written) or a safe result, and quickly. The command line's part (exit 2, no
+traceback, nothing on standard output, no file written) is run for the alias bomb and a file of
+millions of values; the other cases are checked on the problems the workspace's readers raise, in
+process (tests/refusals.py), through the use cases of compare and validate.
 
 Vendor files come from outside the buyer's organisation: alias bombs, deep nesting, huge, binary or
 non-UTF-8 files, duplicate keys, tags that would construct objects, empty files, the wrong kind of
@@ -14,7 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
+import refusals
 from clihelp import run
+from refusals import compare, refused, validate
 
 import procure.io.yamlsafe as yamlsafe
 
@@ -26,11 +31,11 @@ CONFIG = "procure.yaml"
 # --- helpers ------------------------------------------------------------------------------------
 
 
-def assert_refused(ws: Path, *needles: str, validate: bool = False) -> str:
-    """`procure compare --out` (and with `validate`, `procure validate`) exit 2 with every needle on
-    stderr, no traceback, nothing on stdout and no output file; returns stderr."""
+def refused_by_commands(ws: Path, *needles: str) -> str:
+    """`procure compare --out` and `procure validate` exit 2 with every needle on stderr, no traceback,
+    nothing on stdout and no output file; returns stderr."""
     out = ws.parent / "out" / "comparison.csv"
-    commands = [("compare", "--format", "csv", "--out", str(out))] + ([("validate",)] if validate else [])
+    commands = [("compare", "--format", "csv", "--out", str(out)), ("validate",)]
     for command in commands:
         result = run(*command, "-w", ws)
         combined = result.stdout + result.stderr
@@ -43,6 +48,15 @@ def assert_refused(ws: Path, *needles: str, validate: bool = False) -> str:
         assert "nothing was written" in result.stderr
     assert not out.exists() and not out.parent.exists()
     return result.stderr
+
+
+def assert_refused(ws: Path, *needles: str, validate: bool = False) -> str:
+    """In process: the use case of compare (and with `validate`, of validate) refuses the workspace with every
+    needle in its problems; returns the problems, one line each."""
+    problems = refused(compare(ws), *needles)
+    if validate:
+        problems = refused(refusals.validate(ws), *needles)
+    return problems
 
 
 def write(ws: Path, name: str, text: str | bytes) -> Path:
@@ -108,7 +122,7 @@ def test_billion_laughs_is_refused_quickly(workspace_copy, target):
     ws = workspace_copy("basic")
     write(ws, target, billion_laughs())
     with timed(HANG_GUARD_S):
-        assert_refused(ws, f"{target}:", "alias bomb", validate=True)
+        refused_by_commands(ws, f"{target}:", "alias bomb")
 
 
 def test_alias_bomb_inside_a_valid_offer_field_is_refused(workspace_copy):
@@ -253,8 +267,7 @@ def test_utf8_bom_and_crlf_line_ends_are_read(workspace_copy):
     ws = workspace_copy("basic")
     text = (ws / OFFER).read_text(encoding="utf-8").replace("\n", "\r\n")
     write(ws, OFFER, "\ufeff".encode("utf-8") + text.encode("utf-8"))
-    result = run("validate", "-w", ws)
-    assert result.exit_code == 0, result.stderr
+    assert validate(ws)().counts["offers"] == len(list((ws / "offers").glob("*.yaml")))
 
 
 # --- duplicate keys -------------------------------------------------------------------------------
@@ -299,8 +312,7 @@ def test_a_duplicate_key_is_not_last_one_wins(workspace_copy):
     """The cheaper second price must never silently replace the first."""
     ws = workspace_copy("basic")
     replace(ws, OFFER, "  gpu_hour: 4.00", "  gpu_hour: 4.00\n  gpu_hour: 0.01")
-    result = run("compare", "--format", "json", "-w", ws)
-    assert result.exit_code == 2 and result.stdout == ""
+    refused(compare(ws), f"{OFFER}:12: pricing.gpu_hour: duplicate key")
 
 
 # --- tags that construct objects --------------------------------------------------------------------
@@ -373,11 +385,14 @@ def test_binary_tag_decoding_to_text_is_a_safe_result(workspace_copy):
     """`!!binary` that decodes to UTF-8 text becomes that text (pydantic reads bytes as str): safe."""
     ws = workspace_copy("basic")
     replace(ws, OFFER, "vendor: Alpha Cloud", "vendor: !!binary QWxwaGEgQmluYXJ5")  # "Alpha Binary"
-    result = run("compare", "--format", "json", "-w", ws)
-    assert result.exit_code in (0, 2), (result.exit_code, result.exception)
-    assert "Traceback" not in result.stdout + result.stderr
-    if result.exit_code == 0:
-        assert '"vendor": "Alpha Binary"' in result.stdout
+    from procure.errors import InputError
+
+    try:  # an InputError is exit 2; any other exception would be a traceback
+        found = compare(ws)()
+    except InputError as exc:
+        assert exc.problems
+    else:
+        assert [o.vendor for o in found.workspace.offers if o.id == "alpha"] == ["Alpha Binary"]
 
 
 @pytest.mark.parametrize(
@@ -474,9 +489,8 @@ def test_tab_inside_a_value_is_only_text(workspace_copy):
     """A tab inside a quoted value is data, not indentation: the offer stays valid."""
     ws = workspace_copy("basic")
     replace(ws, OFFER, "vendor: Alpha Cloud", 'vendor: "Alpha\\tCloud"')
-    result = run("compare", "--format", "json", "-w", ws)
-    assert result.exit_code == 0, result.stderr
-    assert '"vendor": "Alpha\\tCloud"' in result.stdout
+    found = compare(ws)()
+    assert [o.vendor for o in found.workspace.offers if o.id == "alpha"] == ["Alpha\tCloud"]
 
 
 # --- malformed YAML in general -------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 from importhelp import run as import_run
 from pointmeans import AVAILABILITY_MEAN, DELIVERY_MEAN
+from refusals import refused
 from schemacheck import problems
 from typer.testing import CliRunner
 
@@ -325,15 +326,16 @@ def test_reevaluate_exits_3_on_an_sla_breach(signed):
 
 
 def test_scorecard_of_an_offer_without_evidence_is_refused(signed):
-    result = run("scorecard", "--offer", "bravo", "-w", signed)
-    assert result.exit_code == 2 and "no evidence in actuals/ for 'bravo'" in result.output
+    from procure.analysis.usecases import scorecards
+
+    refused(lambda: scorecards(signed, None, "bravo", None), "no evidence in actuals/ for 'bravo'")
 
 
 def test_scorecard_of_a_mistyped_offer_suggests_the_nearest_id(signed):
     # "alph" is no offer of the workspace (alpha, bravo, ...): the nearest id is offered, as for compare.
-    result = run("scorecard", "--offer", "alph", "-w", signed)
-    assert result.exit_code == 2 and "Traceback" not in result.output
-    assert "offers/: no offer with id 'alph'; did you mean 'alpha'?" in result.stderr
+    from procure.analysis.usecases import scorecards
+
+    refused(lambda: scorecards(signed, None, "alph", None), "offers/: no offer with id 'alph'; did you mean 'alpha'?")
 
 
 def test_the_evidence_moves_the_evaluation(signed):
