@@ -190,6 +190,16 @@ def test_demand_beyond_every_offer_is_planned_and_its_shortfall_priced_by_month(
     assert high.shortfall_cost == pytest.approx(2 * 12 * 176_969.697, rel=1e-6)
     # the cash is what the offers are paid: 100 committed at 4 every hour, 50 on demand at 6 half the time
     assert result.expected_monthly_spend == pytest.approx((100 * 4 + 0.5 * 50 * 6) * 730, rel=1e-9)
+    # 50 of the expected 150 GPUs' worth is beyond every offer half the time: 25 / 150 = 16.7% of the expected demand
+    assert any(n.endswith("; 16.7% of the expected demand is left unserved") for n in result.notes)
+
+
+def test_a_plan_that_serves_every_task_says_none_is_left_unserved(tmp_path):
+    cfg = config()
+    offers = [offer("ondemand", gpus=0, burst={"gpu_hour": 6.0, "max_gpus": 1000})]
+    result = make_plan(load_workspace(with_index(write(tmp_path, cfg, offers))), AS_OF)
+    assert result.unserved_tasks == 0
+    assert any(n.endswith("; none of the expected demand is left unserved") for n in result.notes)
 
 
 def test_the_real_market_with_growing_demand_is_planned_with_its_shortfall(tmp_path):

@@ -141,10 +141,14 @@ def figure_notes(
 ) -> None:
     """Notes on how far the figures can be taken: the unserved price and share, a band gap left, per-token offers
     without rate limits."""
-    notes.append(
-        f"unserved demand is priced at {penalty:.5f} {currency} per task ({basis}); {fig.unserved:.1%} of the expected "
-        "demand is left unserved"
+    left = (
+        "none of the expected demand is left unserved"
+        if fig.unserved_tasks <= 0
+        else f"{fig.unserved:.1%} of the expected demand is left unserved"
+        if fig.unserved >= 0.001
+        else f"{fig.unserved:.2%} of the expected demand is left unserved"
     )
+    notes.append(f"unserved demand is priced at {penalty:.5f} {currency} per task ({basis}); {left}")
     if chosen.band_gap > BAND_TOLERANCE or not chosen.converged:
         notes.append(
             f"after {chosen.rounds} solves the chosen plan costs {chosen.band_gap:.2%} more on every scenario than on "
