@@ -74,6 +74,10 @@ def surfaces(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
             continue
         assert result.exit_code == 0, (key, result.output)
         found[key] = json.loads(result.stdout) if "json" in args else " ".join(result.stdout.split())
+    book = tmp / "comparison.xlsx"
+    result = run("compare", "-w", root, "--as-of", AS_OF, "--out", book)
+    assert result.exit_code == 0, ("workbook", result.output)
+    found["workbook"] = book
     for key, extra in (("comparison", ()), ("board", ("--board",))):
         target = tmp / f"{key}.html"
         result = run("report", *extra, "-w", root, "--as-of", AS_OF, "--format", "html", "--out", target)
@@ -143,6 +147,27 @@ def test_the_best_single_offer_is_the_same_everywhere(surfaces: dict) -> None:
     figure = f"{best['cost_per_1000_tasks']:.2f}"
     for surface in ("board", "comparison"):
         assert best["vendor"] in surfaces[surface] and figure in surfaces[surface], surface
+
+
+@pytest.mark.slow
+def test_the_workbook_states_the_contracts_the_record_asks_for(surfaces: dict) -> None:
+    """The workbook's Plan sheet marks each line held, sign now, later or as used, with its calendar days: the lines
+    it marks sign now and held are the record's."""
+    import openpyxl
+
+    record = surfaces["decide"]
+    if record["recommendation"]["kind"] != "plan":
+        return
+    rows = list(openpyxl.load_workbook(surfaces["workbook"], read_only=True)["Plan"].iter_rows(values_only=True))
+    head = rows[0]
+    lines = [dict(zip(head, row, strict=True)) for row in rows[1:]]
+
+    def marked(decision: str) -> list[tuple]:
+        chosen = (x for x in lines if x["Decision"] == decision)
+        return sorted((x["Offer"], x["GPUs"], x["First day"], x["Last day"]) for x in chosen)
+
+    assert marked("sign now") == sorted((r["offer"], r["gpus"], r["start"], r["end"]) for r in record["sign_now"])
+    assert marked("held") == sorted((h["offer"], h["gpus"], h["start"], h["end"]) for h in record["held"])
 
 
 @pytest.mark.slow

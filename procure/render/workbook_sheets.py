@@ -137,6 +137,11 @@ def add_inputs_sheet(book: Any, ev: Evaluation) -> None:
         inputs.append([f.path, f.sha256])
 
 
+# what each line of the plan asks of the board, in the memo's words: what we hold, what to sign now, what is left to a
+# later decision, and pay-as-used capacity, which is used, not signed
+PLAN_DECISIONS = {"held": "held", "sign_now": "sign now", "later": "later", None: "as used"}
+
+
 def add_plan_sheets(book: Any, plan: Any, cur: str) -> None:
     """The purchase plan: its lines (what to commit, with whom, for how long, at what price) and its
     demand scenarios, as `procure plan` prints them."""
@@ -147,10 +152,13 @@ def add_plan_sheets(book: Any, plan: Any, cur: str) -> None:
             ("Offer", None),
             ("Vendor", None),
             ("Role", None),
+            ("Decision", None),
             ("GPUs", COUNT),
             ("Term months", COUNT),
             ("First month", COUNT),
             ("Last month", COUNT),
+            ("First day", None),
+            ("Last day", None),
             (f"Price {cur}/GPU-h", MONEY_HOUR),
             (f"Price {cur}/task", PER_TASK),
             ("Share of tasks", SHARE),
@@ -160,10 +168,13 @@ def add_plan_sheets(book: Any, plan: Any, cur: str) -> None:
                 line.offer,
                 line.vendor,
                 line.role.replace("_", "-"),
+                PLAN_DECISIONS[line.decision],
                 line.gpus,
                 line.term_months,
                 line.start_month,
                 line.end_month,
+                line.start_date.isoformat() if line.start_date else None,
+                line.end_date.isoformat() if line.end_date else None,
                 line.price if line.price_unit == "gpu_hour" else None,
                 line.price if line.price_unit == "task" else None,
                 line.expected_tasks_share,
