@@ -350,17 +350,9 @@ def invoices_csv(invoices: dict[tuple[str, str], Invoice]) -> str:
 
 def _number(raw: str, display: str, line: int, column: str, problems: list[Problem]) -> float | None:
     """A finite number of delivered evidence ('' is None); its range is checked by the month's check."""
-    if raw == "":
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        problems.append(Problem(display, line, column, f"must be a number (got {raw[:40]!r})"))
-        return None
-    if value != value or value in (float("inf"), float("-inf")):
-        problems.append(Problem(display, line, column, f"must be a finite number (got {raw[:40]})"))
-        return None
-    return value
+    from procure.io.tables import number
+
+    return None if raw == "" else number(raw, display, line, column, problems, quoted=40)
 
 
 def read_metrics_csv(

@@ -63,12 +63,12 @@ class TrialRun:
 def _figure(
     raw: str, display: str, line: int, column: str, problems: list[Problem], optional: bool = False
 ) -> float | None:
+    from procure.io.tables import number
+
     if raw == "" and optional:
         return None
-    try:
-        value = float(raw)
-    except ValueError:
-        problems.append(Problem(display, line, column, f"must be a number (got {raw[:40]!r})"))
+    value = number(raw, display, line, column, problems, quoted=40, finite=False)
+    if value is None:
         return None
     if not math.isfinite(value) or not (SMALLEST <= value <= LARGEST or (optional and value == 0)):
         problems.append(
