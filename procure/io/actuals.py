@@ -35,17 +35,14 @@ from typing import Any
 from procure.errors import InputError, Problem
 
 ACTUALS = "actuals"
+# The latency percentiles a month's metrics carry: time to first token and end to end, P50, P90 and P99, in seconds.
+LATENCY_COLUMNS = tuple(f"{measure}_p{q}_s" for measure in ("ttft", "e2e") for q in (50, 90, 99))
 METRIC_COLUMNS = (
     "month",
     "output_tokens",
     "requests_ok",
     "requests_failed",
-    "ttft_p50_s",
-    "ttft_p90_s",
-    "ttft_p99_s",
-    "e2e_p50_s",
-    "e2e_p90_s",
-    "e2e_p99_s",
+    *LATENCY_COLUMNS,
     "coverage",
     "resets",
     "gaps",
