@@ -220,6 +220,12 @@ def _items(value: Any, bad: CellError, sizes: tuple[int, ...], read: Callable[[l
     return items
 
 
+def _record(*fields: tuple[str, str]) -> Callable[[list[str]], dict[str, Any]]:
+    """Reads an item's pieces as the fields named, in order, each of its kind ("128:12:3.90" with gpus INT, term_months
+    INT, gpu_hour NUMBER -> {gpus: 128, term_months: 12, gpu_hour: 3.9})."""
+    return lambda pieces: {key: convert(kind, piece.strip()) for (key, kind), piece in zip(fields, pieces)}
+
+
 def _points(value: Any) -> list[list[int | float]]:
     """ "50:420; 100:300" -> [[50, 420], [100, 300]]; a third value is the time to first token (s)."""
     bad = CellError(
@@ -232,16 +238,7 @@ def _points(value: Any) -> list[list[int | float]]:
 def _commits(value: Any) -> list[dict[str, int | float]]:
     """ "128:12:3.90; 256:24:3.60" -> [{gpus: 128, term_months: 12, gpu_hour: 3.90}, ...]."""
     bad = CellError(f"must be gpus:term_months:gpu_hour options like 128:12:3.90; 256:24:3.60 (got {_show(value)})")
-    return _items(
-        value,
-        bad,
-        (3,),
-        lambda pieces: {
-            "gpus": convert(INT, pieces[0].strip()),
-            "term_months": convert(INT, pieces[1].strip()),
-            "gpu_hour": _number(pieces[2]),
-        },
-    )
+    return _items(value, bad, (3,), _record(("gpus", INT), ("term_months", INT), ("gpu_hour", NUMBER)))
 
 
 def _conditions(value: Any) -> list[dict[str, Any]]:
@@ -268,17 +265,7 @@ def _signed(value: Any) -> list[dict[str, Any]]:
     bad = CellError(
         f"must be date:gpus:start:end tranches like 2026-04-20:256:2026-05-01:2027-04-30 (got {_show(value)})"
     )
-    return _items(
-        value,
-        bad,
-        (4,),
-        lambda pieces: {
-            "date": convert(DATE, pieces[0].strip()),
-            "gpus": convert(INT, pieces[1].strip()),
-            "start": convert(DATE, pieces[2].strip()),
-            "end": convert(DATE, pieces[3].strip()),
-        },
-    )
+    return _items(value, bad, (4,), _record(("date", DATE), ("gpus", INT), ("start", DATE), ("end", DATE)))
 
 
 def _schedule(value: Any) -> list[list[int | float]]:
