@@ -16,9 +16,10 @@ One place for each rule, so that every writer applies the same one:
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 # Embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): they reorder the text around
@@ -205,25 +206,27 @@ def plain_text(markdown: str) -> str:
     underlined, tables as aligned columns, bold markers dropped, backslash escapes and HTML entities undone, so a
     mail or chat message reads "->" and "&" rather than "-&gt;" and "&amp;" and no "##" or "|---|". Control
     characters stay escaped (printable)."""
-    lines = markdown.split("\n")
     out: list[str] = []
-    i = 0
-    while i < len(lines):
-        if lines[i].startswith("|"):
-            block = []
-            while i < len(lines) and lines[i].startswith("|"):
-                block.append(lines[i])
-                i += 1
-            out += _plain_table(block)
+    for line in markdown_runs(markdown.split("\n")):
+        if isinstance(line, list):
+            out += _plain_table(line)
             continue
-        heading = _HEADING.match(lines[i])
+        heading = _HEADING.match(line)
         if heading:
             title = _plain_line(heading.group(2))
             out += [title, ("=" if len(heading.group(1)) == 1 else "-") * len(title)]
         else:
-            out.append(_plain_line(lines[i]))
-        i += 1
+            out.append(_plain_line(line))
     return "\n".join(out)
+
+
+def markdown_runs(lines: list[str]) -> Iterator[str | list[str]]:
+    """The lines of a Markdown text, each table (a run of lines that start with "|") gathered in one list."""
+    for table, run in itertools.groupby(lines, key=lambda line: line.startswith("|")):
+        if table:
+            yield list(run)
+        else:
+            yield from run
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")

@@ -4,6 +4,7 @@ assumptions that changed, and the thresholds a re-evaluation breaches (`procure 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -299,6 +300,20 @@ def _assumption_changes(base: Evaluation, head: Evaluation) -> list[AssumptionCh
 
 
 CONDITIONS = ("rank-change", "grade-change", "new-cheapest", "gate-change")
+# The conditions an offer breaches on its own: what changed and from what to what, or None when it did not.
+OFFER_CHANGES: dict[str, Callable[[OfferDiff], tuple[str, object, object] | None]] = {
+    "rank-change": lambda o: (
+        ("rank", o.rank_before or "unranked", o.rank_after or "unranked") if o.rank_changed else None
+    ),
+    "grade-change": lambda o: (
+        ("grade", o.grade_before or "ungraded", o.grade_after or "ungraded") if o.grade_changed else None
+    ),
+    "gate-change": lambda o: (
+        ("failed gates", ", ".join(o.gates_failed_before) or "none", ", ".join(o.gates_failed_after) or "none")
+        if o.gates_changed
+        else None
+    ),
+}
 
 
 class Breach(BaseModel):
@@ -325,42 +340,24 @@ def breaches(result: Diff, max_increase: float | None, fail_on: tuple[str, ...])
                         detail=f"{o.id}: cost per task up {o.cost_change_share:.1%} (limit {max_increase:.1%})",
                     )
                 )
-    if "rank-change" in fail_on:
-        found += [
-            Breach(
-                condition="rank-change",
-                detail=f"{o.id}: rank from {o.rank_before or 'unranked'} to {o.rank_after or 'unranked'}",
-            )
-            for o in result.offers
-            if o.rank_changed
-        ]
-    if "grade-change" in fail_on:
-        found += [
-            Breach(
-                condition="grade-change",
-                detail=f"{o.id}: grade from {o.grade_before or 'ungraded'} to {o.grade_after or 'ungraded'}",
-            )
-            for o in result.offers
-            if o.grade_changed
-        ]
-    if "new-cheapest" in fail_on and result.new_cheapest:
-        found.append(
-            Breach(
-                condition="new-cheapest",
-                detail=f"cheapest acceptable offer from {result.leader_before or 'none'} to "
-                f"{result.leader_after or 'none'}",
-            )
-        )
-    if "gate-change" in fail_on:
-        for o in result.offers:
-            if o.gates_changed:
+    for condition in CONDITIONS:
+        if condition not in fail_on:
+            continue
+        if condition == "new-cheapest":
+            if result.new_cheapest:
                 found.append(
                     Breach(
-                        condition="gate-change",
-                        detail=f"{o.id}: failed gates from {', '.join(o.gates_failed_before) or 'none'} to "
-                        f"{', '.join(o.gates_failed_after) or 'none'}",
+                        condition="new-cheapest",
+                        detail=f"cheapest acceptable offer from {result.leader_before or 'none'} to "
+                        f"{result.leader_after or 'none'}",
                     )
                 )
+            continue
+        for o in result.offers:
+            change = OFFER_CHANGES[condition](o)
+            if change is not None:
+                what, before, after = change
+                found.append(Breach(condition=condition, detail=f"{o.id}: {what} from {before} to {after}"))
     return found
 
 

@@ -158,22 +158,12 @@ def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
             sd = value * cv(
                 availability_distribution(terms, spec)
             )  # value = A x the factor's mean, the draws A x f: sd A x sd(f)
-            if sd > 0 and value - minimum < sd:
-                found.append(
-                    KnifeEdge(
-                        gate="availability",
-                        value=value,
-                        requirement=minimum,
-                        margin=value - minimum,
-                        sd=sd,
-                        words=(
-                            f"{record.vendor} passes the availability minimum by {(value - minimum) * 100:.2f} points "
-                            f"({value:.2%} against {minimum:.2%}), "
-                            f"less than one standard deviation of its own availability ({sd * 100:.2f} points): its "
-                            "acceptance hangs on that margin"
-                        ),
-                    )
-                )
+            words = (
+                f"{record.vendor} passes the availability minimum by {(value - minimum) * 100:.2f} points "
+                f"({value:.2%} against {minimum:.2%}), "
+                f"less than one standard deviation of its own availability ({sd * 100:.2f} points): its "
+                "acceptance hangs on that margin"
+            )
         elif (
             g.gate == "capacity"
             and record.metrics.get("gpus_needed") is not None
@@ -193,22 +183,19 @@ def knife_edges(record: OfferRecord, config: Any) -> list[KnifeEdge]:
                 + cv(spec.demand) ** 2
             ) ** 0.5
             sd = required * rel
-            if sd > 0 and supply - required < sd:
-                found.append(
-                    KnifeEdge(
-                        gate="capacity",
-                        value=supply,
-                        requirement=required,
-                        margin=supply - required,
-                        sd=sd,
-                        words=(
-                            f"{record.vendor} can supply {supply:,.0f} GPUs against the {required:,.1f} the demand "
-                            f"needs, a margin of {supply - required:,.1f}, "
-                            f"less than one standard deviation of that need from its own inputs ({sd:,.1f} GPUs): its "
-                            "acceptance hangs on that margin"
-                        ),
-                    )
-                )
+            value, minimum = supply, required
+            words = (
+                f"{record.vendor} can supply {supply:,.0f} GPUs against the {required:,.1f} the demand "
+                f"needs, a margin of {supply - required:,.1f}, "
+                f"less than one standard deviation of that need from its own inputs ({sd:,.1f} GPUs): its "
+                "acceptance hangs on that margin"
+            )
+        else:
+            continue
+        if sd > 0 and value - minimum < sd:
+            found.append(
+                KnifeEdge(gate=g.gate, value=value, requirement=minimum, margin=value - minimum, sd=sd, words=words)
+            )
     return found
 
 

@@ -221,26 +221,20 @@ def emit_document(markdown: str, fmt: str, out: Path | None) -> None:
         return
     from rich.text import Text
 
-    from procure.textsafe import plain_text, table_cells
+    from procure.textsafe import markdown_runs, plain_text, table_cells
 
     quiet()
     shown = plain_console()
     lines = markdown.split("\n")
     while lines and not lines[-1]:
         lines.pop()
-    i = 0
-    while i < len(lines):
-        if lines[i].startswith("|"):
-            block = []
-            while i < len(lines) and lines[i].startswith("|"):
-                block.append(lines[i])
-                i += 1
-            rows, _ = table_cells(block)
+    for line in markdown_runs(lines):
+        if isinstance(line, list):
+            rows, _ = table_cells(line)
             for row in rows[1:]:
                 shown.print(Text("- " + "; ".join(f"{h}: {c}" for h, c in zip(rows[0], row) if c)))
-            continue
-        shown.print(Text(plain_text(lines[i]) if fmt == "text" else lines[i]))
-        i += 1
+        else:
+            shown.print(Text(plain_text(line) if fmt == "text" else line))
 
 
 def nothing_to_show(message: str, out: Path | None) -> None:

@@ -35,17 +35,14 @@ from typing import Any
 from procure.errors import InputError, Problem
 
 ACTUALS = "actuals"
+# The latency percentiles a month's metrics carry: time to first token and end to end, P50, P90 and P99, in seconds.
+LATENCY_COLUMNS = tuple(f"{measure}_p{q}_s" for measure in ("ttft", "e2e") for q in (50, 90, 99))
 METRIC_COLUMNS = (
     "month",
     "output_tokens",
     "requests_ok",
     "requests_failed",
-    "ttft_p50_s",
-    "ttft_p90_s",
-    "ttft_p99_s",
-    "e2e_p50_s",
-    "e2e_p90_s",
-    "e2e_p99_s",
+    *LATENCY_COLUMNS,
     "coverage",
     "resets",
     "gaps",
@@ -350,17 +347,9 @@ def invoices_csv(invoices: dict[tuple[str, str], Invoice]) -> str:
 
 def _number(raw: str, display: str, line: int, column: str, problems: list[Problem]) -> float | None:
     """A finite number of delivered evidence ('' is None); its range is checked by the month's check."""
-    if raw == "":
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        problems.append(Problem(display, line, column, f"must be a number (got {raw[:40]!r})"))
-        return None
-    if value != value or value in (float("inf"), float("-inf")):
-        problems.append(Problem(display, line, column, f"must be a finite number (got {raw[:40]})"))
-        return None
-    return value
+    from procure.io.tables import number
+
+    return None if raw == "" else number(raw, display, line, column, problems, quoted=40)
 
 
 def read_metrics_csv(

@@ -88,3 +88,13 @@ def secret() -> bytes | None:
     except OSError:
         return None
     return _read_key(path)
+
+
+def folder_and_secret() -> tuple[Path, bytes] | None:
+    """The cache's folder and the user's key to authenticate its entries; None when the cache is off or the key cannot
+    be this user's alone (the key is made on first use only when the cache is on)."""
+    where = folder()
+    if where is None:
+        return None
+    secret_key = secret()
+    return None if secret_key is None else (where, secret_key)

@@ -8,9 +8,11 @@ import math
 import re
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from procure.io.sheets import Formula
+
+T = TypeVar("T")
 
 # Column types: how a cell becomes a field value.
 TEXT, DATE, INT, NUMBER, BOOL, LIST, POINTS = "text", "date", "int", "number", "bool", "list", "points"
@@ -197,55 +199,46 @@ def _ints(value: Any) -> list[int]:
         raise CellError(f"must be whole numbers separated by commas, e.g. 128, 256 (got {_show(value)})") from None
 
 
+def _items(value: Any, bad: CellError, sizes: tuple[int, ...], read: Callable[[list[str]], T]) -> list[T]:
+    """A cell of items separated by ";", each of pieces separated by ":" ("50:420; 100:300"): each item, of one of
+    `sizes` pieces, read by `read`; `bad` for anything else, a piece `read` refuses, or no item at all."""
+    if not isinstance(value, str):
+        raise bad
+    items = []
+    for part in value.split(";"):
+        if not part.strip():
+            continue
+        pieces = part.split(":")
+        if len(pieces) not in sizes:
+            raise bad
+        try:
+            items.append(read(pieces))
+        except CellError:
+            raise bad from None
+    if not items:
+        raise bad
+    return items
+
+
+def _record(*fields: tuple[str, str]) -> Callable[[list[str]], dict[str, Any]]:
+    """Reads an item's pieces as the fields named, in order, each of its kind ("128:12:3.90" with gpus INT, term_months
+    INT, gpu_hour NUMBER -> {gpus: 128, term_months: 12, gpu_hour: 3.9})."""
+    return lambda pieces: {key: convert(kind, piece.strip()) for (key, kind), piece in zip(fields, pieces)}
+
+
 def _points(value: Any) -> list[list[int | float]]:
     """ "50:420; 100:300" -> [[50, 420], [100, 300]]; a third value is the time to first token (s)."""
     bad = CellError(
         "must be interactivity:throughput points like 50:420; 100:300, a third value (:ttft seconds) optional (got "
         f"{_show(value)})"
     )
-    if not isinstance(value, str):
-        raise bad
-    points = []
-    for pair in value.split(";"):
-        if not pair.strip():
-            continue
-        parts = pair.split(":")
-        if len(parts) not in (2, 3):
-            raise bad
-        try:
-            points.append([_number(part) for part in parts])
-        except CellError:
-            raise bad from None
-    if not points:
-        raise bad
-    return points
+    return _items(value, bad, (2, 3), lambda parts: [_number(part) for part in parts])
 
 
 def _commits(value: Any) -> list[dict[str, int | float]]:
     """ "128:12:3.90; 256:24:3.60" -> [{gpus: 128, term_months: 12, gpu_hour: 3.90}, ...]."""
     bad = CellError(f"must be gpus:term_months:gpu_hour options like 128:12:3.90; 256:24:3.60 (got {_show(value)})")
-    if not isinstance(value, str):
-        raise bad
-    options = []
-    for part in value.split(";"):
-        if not part.strip():
-            continue
-        pieces = part.split(":")
-        if len(pieces) != 3:
-            raise bad
-        try:
-            options.append(
-                {
-                    "gpus": convert(INT, pieces[0].strip()),
-                    "term_months": convert(INT, pieces[1].strip()),
-                    "gpu_hour": _number(pieces[2]),
-                }
-            )
-        except CellError:
-            raise bad from None
-    if not options:
-        raise bad
-    return options
+    return _items(value, bad, (3,), _record(("gpus", INT), ("term_months", INT), ("gpu_hour", NUMBER)))
 
 
 def _conditions(value: Any) -> list[dict[str, Any]]:
@@ -272,50 +265,13 @@ def _signed(value: Any) -> list[dict[str, Any]]:
     bad = CellError(
         f"must be date:gpus:start:end tranches like 2026-04-20:256:2026-05-01:2027-04-30 (got {_show(value)})"
     )
-    if not isinstance(value, str):
-        raise bad
-    tranches = []
-    for part in value.split(";"):
-        if not part.strip():
-            continue
-        pieces = part.split(":")
-        if len(pieces) != 4:
-            raise bad
-        try:
-            tranches.append(
-                {
-                    "date": convert(DATE, pieces[0].strip()),
-                    "gpus": convert(INT, pieces[1].strip()),
-                    "start": convert(DATE, pieces[2].strip()),
-                    "end": convert(DATE, pieces[3].strip()),
-                }
-            )
-        except CellError:
-            raise bad from None
-    if not tranches:
-        raise bad
-    return tranches
+    return _items(value, bad, (4,), _record(("date", DATE), ("gpus", INT), ("start", DATE), ("end", DATE)))
 
 
 def _schedule(value: Any) -> list[list[int | float]]:
     """ "7:0.02; 13:0.03" -> [[7, 0.02], [13, 0.03]]: from that contract month on, the price rises so much."""
     bad = CellError(f"must be from-month:rise pairs like 13:0.03; 25:0.03 (got {_show(value)})")
-    if not isinstance(value, str):
-        raise bad
-    steps = []
-    for pair in value.split(";"):
-        if not pair.strip():
-            continue
-        parts = pair.split(":")
-        if len(parts) != 2:
-            raise bad
-        try:
-            steps.append([convert(INT, parts[0].strip()), _number(parts[1])])
-        except CellError:
-            raise bad from None
-    if not steps:
-        raise bad
-    return steps
+    return _items(value, bad, (2,), lambda parts: [convert(INT, parts[0].strip()), _number(parts[1])])
 
 
 _CONVERTERS: dict[str, Callable[[Any], Any]] = {

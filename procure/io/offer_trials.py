@@ -63,12 +63,12 @@ class TrialRun:
 def _figure(
     raw: str, display: str, line: int, column: str, problems: list[Problem], optional: bool = False
 ) -> float | None:
+    from procure.io.tables import number
+
     if raw == "" and optional:
         return None
-    try:
-        value = float(raw)
-    except ValueError:
-        problems.append(Problem(display, line, column, f"must be a number (got {raw[:40]!r})"))
+    value = number(raw, display, line, column, problems, quoted=40, finite=False)
+    if value is None:
         return None
     if not math.isfinite(value) or not (SMALLEST <= value <= LARGEST or (optional and value == 0)):
         problems.append(
@@ -306,7 +306,6 @@ def offer_point_lines(ws: Any) -> tuple[list[Any], list[str]]:
     """(warnings, notes) for the offers' own throughput points (`performance.points`) against the public curves,
     read at the workload's interactivity with the threshold of the measured curves and trials: a warning names the
     offer's file, the line and the field (procure.errors.Problem)."""
-    from procure.errors import Problem
     from procure.model.references import above_curves
 
     references = public_curves(ws.curves.values())
@@ -335,7 +334,7 @@ def offer_point_lines(ws: Any) -> tuple[list[Any], list[str]]:
         )
         if found is not None:
             message = found.sentence("the offer's own curve")
-            warnings.append(Problem(doc.display, doc.lines.line_of(where), ".".join(where), message))
+            warnings.append(doc.problem(where, message))
     return warnings, notes
 
 

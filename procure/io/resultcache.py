@@ -35,7 +35,7 @@ from datetime import date
 from pathlib import Path
 
 from procure.environment import current
-from procure.io.cachekey import _open_regular, _read_at_most, folder, secret
+from procure.io.cachekey import _open_regular, _read_at_most, folder_and_secret
 
 FORMAT = b"procure-answer-1"
 SUFFIX = ".answer"
@@ -208,12 +208,10 @@ def _mac(secret_key: bytes, key: str, status: int, out: bytes, err: bytes) -> by
 
 def load(key: str) -> tuple[int, bytes, bytes] | None:
     """The kept answer (exit status, standard output, standard error) when it is there and authentic."""
-    where = folder()
-    if where is None:
+    found = folder_and_secret()
+    if found is None:
         return None
-    secret_key = secret()
-    if secret_key is None:
-        return None
+    where, secret_key = found
     fd = _open_regular(where / f"{key}{SUFFIX}")
     if fd is None:
         return None
@@ -235,12 +233,10 @@ def load(key: str) -> tuple[int, bytes, bytes] | None:
 
 def store(key: str, status: int, out: bytes, err: bytes) -> None:
     """Keep an answer (atomically; the oldest beyond KEEP removed); nothing when the folder cannot be written."""
-    where = folder()
-    if where is None or len(out) + len(err) > MAX_ENTRY:
+    found = None if len(out) + len(err) > MAX_ENTRY else folder_and_secret()
+    if found is None:
         return
-    secret_key = secret()
-    if secret_key is None:
-        return
+    where, secret_key = found
     try:
         where.mkdir(parents=True, exist_ok=True)
         temp = where / f".{key}.{os.getpid()}.{secrets.token_hex(4)}.tmp"

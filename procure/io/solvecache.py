@@ -51,7 +51,13 @@ from typing import Any
 
 import numpy as np
 
-from procure.io.cachekey import KEY_BYTES, _open_regular, _read_at_most, folder, secret
+from procure.io.cachekey import (
+    KEY_BYTES,
+    _open_regular,
+    _read_at_most,
+    folder,  # noqa: F401 - the folder this module's docstring names, asked for here
+    folder_and_secret,
+)
 
 FORMAT = "procure-milp-1"
 KEEP = 256  # solutions kept (a few kB each for the example); the oldest beyond this are removed
@@ -278,12 +284,10 @@ def _arrays(data: bytes, size: int) -> dict[str, np.ndarray] | None:
 def load(key: str, size: int) -> tuple[np.ndarray, float, float | None] | None:
     """The kept solution of the program `key` with `size` variables, when there is an authentic one
     (an x of no values: the program was proven infeasible)."""
-    where = folder()
-    if where is None:
+    found = folder_and_secret()
+    if found is None:
         return None
-    secret_key = secret()
-    if secret_key is None:
-        return None
+    where, secret_key = found
     limit = 8 * size + len(MEMBERS) * 2 * HEADER_ROOM  # no entry of this program is larger
     fd = _open_regular(where / f"{key}.npz")
     if fd is None:
@@ -346,16 +350,14 @@ def store(key: str, solution: Solution) -> None:
     from procure.errors import InputError
     from procure.io.files import write_atomic
 
-    where = folder()
     if solution.status == INFEASIBLE and solution.x is None:
         solution = Solution(np.zeros(0), INFEASIBLE, np.nan, None)
     elif solution.status != 0 or solution.x is None or solution.fun is None:
         return
-    if where is None:
+    found = folder_and_secret()
+    if found is None:
         return
-    secret_key = secret()
-    if secret_key is None:
-        return
+    where, secret_key = found
     buffer = io.BytesIO()
     gap = np.nan if solution.mip_gap is None else float(solution.mip_gap)
     x = np.asarray(solution.x, dtype="<f8")

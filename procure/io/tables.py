@@ -110,16 +110,35 @@ def gate_field(
     return found is None
 
 
-def parse_number(
-    raw: str, display: str, line: int, column: str, problems: list[Problem], *, positive: bool = True
+def number(
+    raw: str,
+    display: str,
+    line: int,
+    column: str,
+    problems: list[Problem],
+    *,
+    quoted: int | None = None,
+    finite: bool = True,
 ) -> float | None:
+    """`raw` read as a number (finite unless `finite` is False: the caller words that check with its range), else None
+    and a problem quoting `raw` (its first `quoted` characters when given)."""
+    shown = raw if quoted is None else raw[:quoted]
     try:
         value = float(raw)
     except ValueError:
-        problems.append(Problem(display, line, column, f"must be a number (got {raw!r})"))
+        problems.append(Problem(display, line, column, f"must be a number (got {shown!r})"))
         return None
-    if value != value or value in (float("inf"), float("-inf")):
-        problems.append(Problem(display, line, column, f"must be a finite number (got {raw})"))
+    if finite and (value != value or value in (float("inf"), float("-inf"))):
+        problems.append(Problem(display, line, column, f"must be a finite number (got {shown})"))
+        return None
+    return value
+
+
+def parse_number(
+    raw: str, display: str, line: int, column: str, problems: list[Problem], *, positive: bool = True
+) -> float | None:
+    value = number(raw, display, line, column, problems)
+    if value is None:
         return None
     if positive and value <= 0:
         problems.append(Problem(display, line, column, f"must be greater than 0 (got {raw})"))

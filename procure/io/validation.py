@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from procure.errors import Problem, format_field_path
+from procure.errors import Problem
 from procure.io.yamlsafe import Document
 from procure.model.inputs import (
     CURRENCY_PATTERN,
@@ -34,7 +34,7 @@ def validation_problems(exc: ValidationError, doc: Document, model: type[BaseMod
             close = _closest(loc[-1], _fields_at(model, loc[:-1]))
             if close:
                 message = f"unknown field: did you mean {close}? (`procure schema` lists the fields)"
-        problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), message))
+        problems.append(doc.problem(loc, message))
     return problems
 
 

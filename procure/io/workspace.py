@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from procure.errors import InputError, Problem, format_field_path
+from procure.errors import InputError, Problem
 from procure.io.files import check_link, folders_unchanged, protect, register_root
 from procure.io.tables import parse_date, parse_number, read_csv_rows
 from procure.io.validation import _type_name, validation_problems
@@ -210,14 +210,7 @@ def _load_offers(
                 unloaded_ids.add(doc.data["id"])  # its own problems are named; its actuals folder is not unknown
             continue
         if offer.id in seen_ids:
-            problems.append(
-                Problem(
-                    doc.display,
-                    doc.lines.line_of(("id",)),
-                    "id",
-                    f"duplicate offer id '{offer.id}' (also in {seen_ids[offer.id]})",
-                )
-            )
+            problems.append(doc.problem(("id",), f"duplicate offer id '{offer.id}' (also in {seen_ids[offer.id]})"))
             continue
         seen_ids[offer.id] = doc.display
         offers.append(offer)
@@ -244,10 +237,8 @@ def _load_histories(
         if outside is not None or not path.is_file():
             why = "links outside the workspace" if outside is not None else "no such file"
             problems.append(
-                Problem(
-                    doc.display,
-                    doc.lines.line_of(loc),
-                    format_field_path(loc),
+                doc.problem(
+                    loc,
                     f"{why}: {spec.file} (a Statuspage incidents.json or an incidents CSV, relative to the workspace)",
                 )
             )

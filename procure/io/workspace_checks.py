@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from procure.errors import Problem, format_field_path
+from procure.errors import Problem
 from procure.io.yamlsafe import Document
 from procure.model.inputs import (
     OPERATING_JOBS,
@@ -38,7 +38,7 @@ def _problem_list(doc: Document) -> tuple[list[Problem], Add]:
     problems: list[Problem] = []
 
     def add(loc: tuple, message: str) -> None:
-        problems.append(Problem(doc.display, doc.lines.line_of(loc), format_field_path(loc), message))
+        problems.append(doc.problem(loc, message))
 
     return problems, add
 
@@ -430,21 +430,12 @@ def responsibility_problems(doc: Document) -> list[Problem]:
     for job in raw:
         if job not in OPERATING_JOBS:
             loc = ("responsibilities", job)
-            problems.append(
-                Problem(
-                    doc.display,
-                    doc.lines.line_of(loc),
-                    format_field_path(loc),
-                    f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})",
-                )
-            )
+            problems.append(doc.problem(loc, f"unknown operating job (expected one of: {', '.join(OPERATING_JOBS)})"))
     missing = [job for job in OPERATING_JOBS if job not in raw]
     if missing:
         problems.append(
-            Problem(
-                doc.display,
-                doc.lines.line_of(("responsibilities",)),
-                "responsibilities",
+            doc.problem(
+                ("responsibilities",),
                 f"no owner given for: {', '.join(missing)} (every operating job needs provider, customer or shared)",
             )
         )
@@ -456,22 +447,13 @@ def _check_grades(grades: list[tuple[Grade, Document]]) -> list[Problem]:
     seen: dict[str, str] = {}
     for grade, doc in grades:
         if grade.id in seen:
-            problems.append(
-                Problem(
-                    doc.display,
-                    doc.lines.line_of(("id",)),
-                    "id",
-                    f"duplicate grade id '{grade.id}' (also in {seen[grade.id]})",
-                )
-            )
+            problems.append(doc.problem(("id",), f"duplicate grade id '{grade.id}' (also in {seen[grade.id]})"))
         seen.setdefault(grade.id, doc.display)
         same_rank = [(g, d) for g, d in grades if g.rank == grade.rank and d.display < doc.display]
         if same_rank:
             problems.append(
-                Problem(
-                    doc.display,
-                    doc.lines.line_of(("rank",)),
-                    "rank",
+                doc.problem(
+                    ("rank",),
                     f"rank {grade.rank} is also {same_rank[0][0].id}'s: each grade needs its own rank (1 = highest)",
                 )
             )
@@ -481,12 +463,7 @@ def _check_grades(grades: list[tuple[Grade, Document]]) -> list[Problem]:
             if job not in OPERATING_JOBS:
                 loc = ("requires", key, i)
                 problems.append(
-                    Problem(
-                        doc.display,
-                        doc.lines.line_of(loc),
-                        format_field_path(loc),
-                        f"unknown operating job '{job}' (expected one of: {', '.join(OPERATING_JOBS)})",
-                    )
+                    doc.problem(loc, f"unknown operating job '{job}' (expected one of: {', '.join(OPERATING_JOBS)})")
                 )
     return problems
 
@@ -504,29 +481,20 @@ def _offer_references(
         from procure.errors import unknown_offer
 
         near = unknown_offer(hedged, known_offers)  # "did you mean", then every known id
-        problems.append(
-            Problem(config_doc.display, config_doc.lines.line_of(("hedge", "offer")), "hedge.offer", near.message)
-        )
+        problems.append(config_doc.problem(("hedge", "offer"), near.message))
     for offer_id, spec in config.uncertainty.offers.items():
         if (
             offers and offer_id not in known_offers and offer_id not in unloaded_ids
         ):  # an invalid offer's own problems are named
             loc = ("uncertainty", "offers", offer_id)
             problems.append(
-                Problem(
-                    config_doc.display,
-                    config_doc.lines.line_of(loc),
-                    format_field_path(loc),
-                    f"no offer with this id (known: {', '.join(sorted(known_offers))})",
-                )
+                config_doc.problem(loc, f"no offer with this id (known: {', '.join(sorted(known_offers))})")
             )
         elif offer_id in by_id and by_id[offer_id].per_token and spec.throughput is not None:
             loc = ("uncertainty", "offers", offer_id, "throughput")
             problems.append(
-                Problem(
-                    config_doc.display,
-                    config_doc.lines.line_of(loc),
-                    format_field_path(loc),
+                config_doc.problem(
+                    loc,
                     "a per-token offer has no GPU throughput to vary: its cost per task does not depend on it "
                     "(vary its availability)",
                 )

@@ -59,6 +59,11 @@ class Document:
     problems: list[Problem] = field(default_factory=list)
     text: str = ""  # the text as read (hashed for the appendix's list of inputs without reading the file again)
 
+    def problem(self, loc: Path_, message: str) -> Problem:
+        """A problem with the field at `loc`: this file, the field's line (its parent's when it is missing) and its
+        path."""
+        return Problem(self.display, self.lines.line_of(loc), format_field_path(loc), message)
+
 
 def regular_file(path: Path, display: str, limit: int = MAX_FILE_BYTES) -> int:
     """Check an input before opening it: inside its workspace (no link out of it), a regular file

@@ -91,18 +91,7 @@ OUTPUT_COLUMNS: tuple[str, ...] = (
 )
 # The outputs of steps 7-11 (what a GPU-hour delivers and the GPUs the demand needs), which need no price: asked for
 # alone (the gates' odds over every draw), cost_arrays forms nothing else.
-DELIVERY_OUTPUTS = frozenset(
-    {
-        "throughput",
-        "availability",
-        "success_rate",
-        "utilization",
-        "capacity_per_gpu_hour",
-        "gpus_needed",
-        "billed_gpus",
-        "fill",
-    }
-)
+DELIVERY_OUTPUTS = frozenset(OUTPUT_COLUMNS[OUTPUT_COLUMNS.index("throughput") : OUTPUT_COLUMNS.index("fill") + 1])
 
 
 @dataclass(frozen=True)

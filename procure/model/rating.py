@@ -668,10 +668,8 @@ def contradiction_warnings(offer: Offer, doc: Any) -> list[Problem]:
         line = exact.get(tuple(service_path))
         where = format_field_path(service_path) + (f", line {line}" if line is not None else ": not stated")
         warnings.append(
-            Problem(
-                doc.display,
-                doc.lines.line_of(at),
-                format_field_path(at),
+            doc.problem(
+                at,
                 f"claims {what}, but the service terms ({where}) do not promise it; the rating and the gates use the "
                 "service terms",
             )

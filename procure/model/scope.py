@@ -158,10 +158,7 @@ def billing_warning(offer: Offer) -> str | None:
 def offer_warnings(offer: Offer, doc: Any) -> list[Problem]:
     """`validate`'s warnings about what an offer leaves implicit or out of date (`doc`: its yamlsafe Document, for the
     lines)."""
-    warnings = [
-        Problem(doc.display, doc.lines.line_of(path), ".".join(path), message)
-        for path, message in published_warnings(offer)
-    ]
+    warnings = [doc.problem(path, message) for path, message in published_warnings(offer)]
     billing = billing_warning(offer)
     if billing is not None:
         warnings.append(Problem(doc.display, doc.lines.line_of(("pricing",)), "pricing.billed_per", billing))

@@ -51,34 +51,15 @@ SCALE = 0.75  # CSS pixels to PDF points (WeasyPrint's own)
 def report_parts(offers: int) -> list[Part]:
     """The parts in document order: cover and contents, two groups of chapters, the offer pages in groups, the
     appendix."""
-    parts = [
-        Part(frozenset({"cover"}), offers=(0, 0), offers_heading=False, merged=True),
-        Part(frozenset({"summary", "glance", "charts"}), offers=(0, 0), offers_heading=False, merged=True),
-        Part(
-            frozenset(
-                {
-                    "horizon",
-                    "robustness",
-                    "grades",
-                    "operators",
-                    "scorecard",
-                    "position",
-                    "benchmark",
-                    "plan",
-                    "hedging",
-                }
-            ),
-            offers=(0, 0),
-            offers_heading=False,
-            merged=True,
-        ),
-    ]
+    second = documents.CHAPTERS.index("horizon")  # the chapters after the charts make the second group
+    groups = (documents.CHAPTERS[:1], documents.CHAPTERS[1:second], documents.CHAPTERS[second:-1])
+    parts = [Part(frozenset(group), offers=(0, 0), offers_heading=False, merged=True) for group in groups]
     starts = range(0, max(offers, 1), OFFERS_PER_PART)
     parts += [
         Part(frozenset(), offers=(start, min(start + OFFERS_PER_PART, offers)), offers_heading=start == 0, merged=True)
         for start in starts
     ]
-    return parts + [Part(frozenset({"appendix"}), offers=(0, 0), offers_heading=False, merged=True)]
+    return parts + [Part(frozenset(documents.CHAPTERS[-1:]), offers=(0, 0), offers_heading=False, merged=True)]
 
 
 @dataclass

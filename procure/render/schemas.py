@@ -12,6 +12,7 @@ what is written. Heavy modules are imported only when a schema is asked for.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -132,48 +133,12 @@ def _evaluation() -> Any:
     return Evaluation
 
 
-def _validation() -> Any:
-    from procure.analysis.usecases.checks import Validation
-
-    class ValidationDocument(Validation, Envelope):  # the envelope's fields first, as every document writes them
-        pass
-
-    return ValidationDocument
-
-
-def _grading() -> Any:
-    from procure.analysis.usecases.checks import Grading
-
-    class GradingDocument(Grading, Envelope):
-        pass
-
-    return GradingDocument
-
-
-def _grades_update() -> Any:
-    from procure.io.grades import GradesUpdate
-
-    class GradesUpdateDocument(GradesUpdate, Envelope):  # the envelope's fields first
-        pass
-
-    return GradesUpdateDocument
-
-
 def _rate() -> Any:
     class RatingDocument(Envelope):
         method: str
         offers: list[RatedOffer]
 
     return RatingDocument
-
-
-def _whatif() -> Any:
-    from procure.analysis.whatif import WhatIf
-
-    class WhatIfDocument(Envelope, WhatIf):
-        pass
-
-    return WhatIfDocument
 
 
 def _price_to_win() -> Any:
@@ -184,51 +149,6 @@ def _price_to_win() -> Any:
         offers: list[PriceToWin]
 
     return PriceToWinDocument
-
-
-def _position() -> Any:
-    from procure.analysis.position import Position
-
-    class PositionDocument(Envelope, Position):  # type: ignore[misc]
-        pass
-
-    return PositionDocument
-
-
-def _index() -> Any:
-    from procure.analysis.market import IndexBuild
-
-    class IndexDocument(Envelope, IndexBuild):
-        pass
-
-    return IndexDocument
-
-
-def _hedge() -> Any:
-    from procure.analysis.hedging import HedgePlan
-
-    class HedgeDocument(Envelope, HedgePlan):  # type: ignore[misc]
-        pass
-
-    return HedgeDocument
-
-
-def _sensitivity() -> Any:
-    from procure.analysis.sensitivity import Sensitivity
-
-    class SensitivityDocument(Envelope, Sensitivity):
-        pass
-
-    return SensitivityDocument
-
-
-def _history() -> Any:
-    from procure.analysis.history import History
-
-    class HistoryDocument(History, Envelope):  # type: ignore[misc]  # the envelope's fields first
-        pass
-
-    return HistoryDocument
 
 
 def _diff() -> Any:
@@ -275,24 +195,6 @@ def _cashflow() -> Any:
     return CashflowDocument
 
 
-def _plan() -> Any:
-    from procure.analysis.plan import PlanResult
-
-    class PlanDocument(Envelope, PlanResult):  # type: ignore[misc]
-        pass
-
-    return PlanDocument
-
-
-def _scorecard() -> Any:
-    from procure.analysis.scorecard import ScorecardResult
-
-    class ScorecardDocument(Envelope, ScorecardResult):  # type: ignore[misc]
-        pass
-
-    return ScorecardDocument
-
-
 def _claims() -> Any:
     from procure.analysis.claims import VendorClaims
 
@@ -304,37 +206,50 @@ def _claims() -> Any:
     return ClaimsDocument
 
 
-def _decision() -> Any:
-    from procure.analysis.decision_record import DecisionRecord
+# The documents that are one analysis's model in the envelope: name -> (module, model, the document's class, whether
+# the envelope's fields come first, as those documents write them). The model is imported when its schema is asked for.
+ENVELOPED: dict[str, tuple[str, str, str, bool]] = {
+    "validation": ("procure.analysis.usecases.checks", "Validation", "ValidationDocument", True),
+    "grading": ("procure.analysis.usecases.checks", "Grading", "GradingDocument", True),
+    "grades-update": ("procure.io.grades", "GradesUpdate", "GradesUpdateDocument", True),
+    "whatif": ("procure.analysis.whatif", "WhatIf", "WhatIfDocument", False),
+    "position": ("procure.analysis.position", "Position", "PositionDocument", False),
+    "index": ("procure.analysis.market", "IndexBuild", "IndexDocument", False),
+    "hedge": ("procure.analysis.hedging", "HedgePlan", "HedgeDocument", False),
+    "sensitivity": ("procure.analysis.sensitivity", "Sensitivity", "SensitivityDocument", False),
+    "history": ("procure.analysis.history", "History", "HistoryDocument", True),
+    "plan": ("procure.analysis.plan", "PlanResult", "PlanDocument", False),
+    "scorecard": ("procure.analysis.scorecard", "ScorecardResult", "ScorecardDocument", False),
+    "decision": ("procure.analysis.decision_record", "DecisionRecord", "DecisionDocument", True),
+}
 
-    class DecisionDocument(DecisionRecord, Envelope):  # type: ignore[misc]  # the envelope's fields first
-        pass
 
-    return DecisionDocument
+def _enveloped(module: str, model: str, document: str, envelope_first: bool) -> Any:
+    """The document `document`: the model `model` of `module` with the envelope's fields (pydantic orders the fields
+    of the last base first)."""
+    import importlib
+
+    from pydantic import create_model
+
+    own = getattr(importlib.import_module(module), model)
+    return create_model(document, __base__=(own, Envelope) if envelope_first else (Envelope, own))
 
 
-# Each output document's name -> its pydantic model (or union), made when asked for: the models of the analyses
-# import their modules, which `procure schema` alone needs. A new document is one entry here and in OUTPUT_SCHEMAS.
-OUTPUT_MODELS: dict[str, Callable[[], Any]] = {
+# The other documents, each made by its own function.
+OWN_MODELS: dict[str, Callable[[], Any]] = {
     "evaluation": _evaluation,
-    "validation": _validation,
-    "grading": _grading,
-    "grades-update": _grades_update,
     "rate": _rate,
-    "whatif": _whatif,
     "price-to-win": _price_to_win,
-    "position": _position,
-    "index": _index,
-    "hedge": _hedge,
-    "sensitivity": _sensitivity,
-    "history": _history,
     "diff": _diff,
     "reevaluate": _reevaluate,
     "cashflow": _cashflow,
-    "plan": _plan,
-    "scorecard": _scorecard,
     "claims": _claims,
-    "decision": _decision,
+}
+# Each output document's name -> its pydantic model (or union), made when asked for: the models of the analyses
+# import their modules, which `procure schema` alone needs. A new document is one entry in ENVELOPED or OWN_MODELS and
+# one in OUTPUT_SCHEMAS.
+OUTPUT_MODELS: dict[str, Callable[[], Any]] = {
+    name: OWN_MODELS.get(name) or functools.partial(_enveloped, *ENVELOPED[name]) for name in OUTPUT_SCHEMAS
 }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from procure.analysis.scorecard import ScorecardResult, percent_or_no_data
+from procure.io.actuals import LATENCY_COLUMNS
 
 ROW_COLUMNS = (
     "offer",
@@ -22,12 +23,7 @@ ROW_COLUMNS = (
     "requests_ok",
     "requests_failed",
     "served_rate",
-    "ttft_p50_s",
-    "ttft_p90_s",
-    "ttft_p99_s",
-    "e2e_p50_s",
-    "e2e_p90_s",
-    "e2e_p99_s",
+    *LATENCY_COLUMNS,
     "availability",
     "sla_availability",
     "sla_breached",

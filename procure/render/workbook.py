@@ -205,6 +205,20 @@ def _financed(basis: str, body: str) -> str:
     return _unless(basis, [kind.name for kind in KINDS if not kind.prepay_financed], "0", body)
 
 
+def _per_gpu_hour(make: Callable[[Callable[[str], str]], str]) -> Callable[[dict[str, str], int, int], Any]:
+    """A formula of a cost or yield per GPU-hour (`make` names the row's cells by key), blank for an offer priced per
+    task."""
+    return _formula(lambda k, r, n: _gpu_hour_only(k("basis"), make(k)))
+
+
+def _prepaid(rate: str) -> Callable[[dict[str, str], int, int], Any]:
+    """The cost per GPU-hour of prepaying: the prepaid share of the rent x the assumption `rate` x the term's average
+    years outstanding (term months / 24); 0 where a prepayment is not financed."""
+    return _per_gpu_hour(
+        lambda k: _financed(k("basis"), f"{k('prepay_fraction')}*{k('rent')}*{_ref(rate)}*{k('term_months')}/24")
+    )
+
+
 def _offer_columns(cur: str) -> list[Column]:
     """Steps 1 to 3 (docs/cost-model.md): the offer, its rent (list price less the discount, at the term average),
     fees, financing and prepay risk per GPU-hour: the prices the rest of the sheet adds up."""
@@ -220,43 +234,13 @@ def _offer_columns(cur: str) -> list[Column]:
             "rent",
             f"Rent {cur}/GPU-h",
             MONEY_HOUR,
-            _formula(
-                lambda k, r, n: _gpu_hour_only(
-                    k("basis"), f"{k('list_price')}*(1-N({k('discount')}))*{k('escalation')}"
-                )
-            ),
+            _per_gpu_hour(lambda k: f"{k('list_price')}*(1-N({k('discount')}))*{k('escalation')}"),
         ),
         ("fees", f"Fees {cur}/GPU-h", MONEY_HOUR, _input("fees")),
         ("prepay_fraction", "Prepaid share", SHARE, _input("prepay_fraction")),
         ("term_months", "Term months", COUNT, _input("term_months")),
-        (
-            "financing",
-            f"Financing {cur}/GPU-h",
-            MONEY_HOUR,
-            _formula(
-                lambda k, r, n: _gpu_hour_only(
-                    k("basis"),
-                    _financed(
-                        k("basis"),
-                        f"{k('prepay_fraction')}*{k('rent')}*{_ref('cost_of_capital')}*{k('term_months')}/24",
-                    ),
-                )
-            ),
-        ),
-        (
-            "prepay_risk",
-            f"Prepay risk {cur}/GPU-h",
-            MONEY_HOUR,
-            _formula(
-                lambda k, r, n: _gpu_hour_only(
-                    k("basis"),
-                    _financed(
-                        k("basis"),
-                        f"{k('prepay_fraction')}*{k('rent')}*{_ref('vendor_default_rate')}*{k('term_months')}/24",
-                    ),
-                )
-            ),
-        ),
+        ("financing", f"Financing {cur}/GPU-h", MONEY_HOUR, _prepaid("cost_of_capital")),
+        ("prepay_risk", f"Prepay risk {cur}/GPU-h", MONEY_HOUR, _prepaid("vendor_default_rate")),
     ]
 
 
@@ -271,10 +255,9 @@ def _staff_software_columns(cur: str) -> list[Column]:
             "ops",
             f"Staff {cur}/GPU-h",
             MONEY_HOUR,
-            _formula(
-                lambda k, r, n: _gpu_hour_only(
-                    k("basis"),
-                    f"({k('fte_yours')}+{_ref('shared_weight')}*{k('fte_shared')})*{_ref('fte_cost_year')}/({k('billed_gpus')}*{HOURS_PER_YEAR:g})",
+            _per_gpu_hour(
+                lambda k: (
+                    f"({k('fte_yours')}+{_ref('shared_weight')}*{k('fte_shared')})*{_ref('fte_cost_year')}/({k('billed_gpus')}*{HOURS_PER_YEAR:g})"
                 )
             ),
         ),
@@ -284,10 +267,9 @@ def _staff_software_columns(cur: str) -> list[Column]:
             "software",
             f"Software {cur}/GPU-h",
             MONEY_HOUR,
-            _formula(
-                lambda k, r, n: _gpu_hour_only(
-                    k("basis"),
-                    f'IF({k("serving_owner")}="customer",1,IF({k("serving_owner")}="shared",{_ref("shared_weight")},0))*{_ref("software_gpu_hour")}+{k("offer_software")}',
+            _per_gpu_hour(
+                lambda k: (
+                    f'IF({k("serving_owner")}="customer",1,IF({k("serving_owner")}="shared",{_ref("shared_weight")},0))*{_ref("software_gpu_hour")}+{k("offer_software")}'
                 )
             ),
         ),
@@ -295,11 +277,8 @@ def _staff_software_columns(cur: str) -> list[Column]:
             "full",
             f"Full {cur}/GPU-h",
             MONEY_HOUR,
-            _formula(
-                lambda k, r, n: _gpu_hour_only(
-                    k("basis"),
-                    "+".join(k(x) for x in ("rent", "fees", "financing", "prepay_risk", "ops", "software")),
-                )
+            _per_gpu_hour(
+                lambda k: "+".join(k(x) for x in ("rent", "fees", "financing", "prepay_risk", "ops", "software"))
             ),
         ),
     ]
@@ -317,10 +296,9 @@ def _tasks_columns() -> list[Column]:
             "tasks_per_gpu_hour",
             "Successful tasks/GPU-h",
             "#,##0.0",
-            _formula(
-                lambda k, r, n: _gpu_hour_only(
-                    k("basis"),
-                    f'IFERROR({k("throughput")}*3600/{_ref("output_tokens")}*{k("availability")}*{_ref("success_rate")}*{k("quality")}*MIN(1,{_ref("utilization")}*{_ref("utilization_factor")})*{k("fill")},"")',
+            _per_gpu_hour(
+                lambda k: (
+                    f'IFERROR({k("throughput")}*3600/{_ref("output_tokens")}*{k("availability")}*{_ref("success_rate")}*{k("quality")}*MIN(1,{_ref("utilization")}*{_ref("utilization_factor")})*{k("fill")},"")'
                 )
             ),
         ),
