@@ -16,8 +16,8 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from procure import __version__
-from procure.analysis.cashflow import HorizonResult
 from procure.analysis.gates import GateResult
+from procure.analysis.horizon_flows import HorizonDemand, horizon_demand, horizon_schedule, over_horizon
 from procure.analysis.recommendation import Recommendation
 from procure.analysis.record import OfferRecord, ThroughputFactor, finite_or_none, frontier_points, offer_record
 from procure.analysis.ties import ties_to_leader
@@ -144,15 +144,6 @@ def no_acceptable_offer(ev: Evaluation, command: str, option: str = "", instead:
         f"`procure compare` gives each offer's reasons{f', or {instead}' if instead else ''}"
     )
     return InputError([Problem(command, None, option, message)])
-
-
-class HorizonDemand(BaseModel):
-    """The demand the horizon's cash flows count (procure/model/demand.py's expected_demand): the plan's with
-    `demand:`, else today's stated demand every month."""
-
-    first_month: float = Field(description="tasks wanted in month 1")
-    growth: float = Field(description="growth a month")
-    source: str = Field(description="demand (the plan's expected demand) or workload.tasks_per_month")
 
 
 class Summary(PerThousand):
@@ -447,85 +438,6 @@ def _note_evidence(records: list[OfferRecord], evidence: dict[str, Any]) -> None
             record.notes.append(evidence_note(found))
 
 
-def _horizon_schedule(
-    workspace: Workspace, day: date, index_level: IndexLevel | None, horizon: int | None
-) -> Callable[..., HorizonResult]:
-    """The cash flow of one offer over the horizon with the workspace's assumptions, its list price moved by
-    `shift` (what the price to tie solves for)."""
-    from procure.analysis.cashflow import schedule
-    from procure.model.demand import expected_demand
-
-    config = workspace.config
-    demand = expected_demand(config, horizon) if horizon else None
-
-    def plan_of(record: OfferRecord, shift: float = 0.0) -> HorizonResult:
-        return schedule(
-            record,
-            horizon,
-            config.horizon,
-            day,
-            workspace.fx_rate(record.currency),
-            index_level.price if index_level else None,  # type: ignore[arg-type]
-            config.assumptions.cost_of_capital,
-            config.assumptions.fte_cost_year,
-            demand,
-            config.assumptions.vendor_default_rate,
-            shift,
-        )
-
-    return plan_of
-
-
-def _over_horizon(
-    records: list[OfferRecord],
-    horizon: int,
-    plan_of: Callable[..., HorizonResult],
-    workspace: Workspace,
-    offers: list[Offer],
-    index_level: IndexLevel | None,
-) -> None:
-    """Each offer's cash flow and horizon metrics; an offer with no successful task within the horizon is not
-    acceptable. The months before a late delivery are bridged by the cheapest offer delivered in month 1."""
-    from procure.analysis.cashflow import bridge_horizons
-    from procure.model.demand import expected_demand
-
-    for record in records:
-        plan = plan_of(record)
-        record.cashflow = plan
-        record.metrics.update(
-            total_commitment=plan.total_commitment,
-            total_cost=plan.total_cost,
-            npv_cost=plan.npv_cost,
-            horizon_cost_per_task=plan.horizon_cost_per_task,
-        )
-        if record.acceptable and plan.horizon_cost_per_task is None:
-            record.acceptable = False
-            record.reasons.append(f"no successful task within the {horizon}-month horizon")
-    config = workspace.config
-    if config.plan.unserved_penalty_per_task is not None:
-        penalty, basis = float(config.plan.unserved_penalty_per_task), "plan.unserved_penalty_per_task"
-    else:
-        from procure.analysis.unserved import market_unserved_price
-
-        found = market_unserved_price(config, offers, [r.metrics for r in records], index_level)
-        penalty, basis = found.per_task, found.basis
-    bridge_horizons(records, expected_demand(config, horizon), penalty, basis, config.currency)
-
-
-def _horizon_demand(config: Any, horizon: int | None) -> HorizonDemand | None:
-    from procure.model.demand import expected_demand
-
-    wanted = expected_demand(config, horizon) if horizon else None
-    if not wanted:
-        return None
-    stated = config.demand is not None
-    return HorizonDemand(
-        first_month=wanted[0],
-        growth=config.demand.growth if stated else 0.0,
-        source="demand" if stated else "workload.tasks_per_month",
-    )
-
-
 def _rank(records: list[OfferRecord], rank_key: str) -> list[OfferRecord]:
     """The acceptable offers, cheapest first by `rank_key` (ties by id), numbered from 1."""
     ranked = sorted((r for r in records if r.acceptable), key=lambda r: (r.metrics[rank_key], r.id))
@@ -646,9 +558,9 @@ def evaluate_with_inputs(
             term_average_rent(record.metrics.get("rent_today"), record.terms.contract, record.term_months)
         )
     horizon = horizon or None
-    plan_of = _horizon_schedule(workspace, day, index_level, horizon)
+    plan_of = horizon_schedule(workspace, day, index_level, horizon)
     if horizon is not None:
-        _over_horizon(records, horizon, plan_of, workspace, offers, index_level)
+        over_horizon(records, horizon, plan_of, workspace, offers, index_level)
     rank_key = "horizon_cost_per_task" if (horizon is not None and rank_by_horizon) else "cost_per_task"
     ranked = _rank(records, rank_key)
     moved_cost = _moved_cost(workspace, day)
@@ -675,7 +587,7 @@ def evaluate_with_inputs(
         ),
         uncertainty=info,
         horizon_months=horizon,
-        horizon_demand=_horizon_demand(config, horizon),
+        horizon_demand=horizon_demand(config, horizon),
         rank_by=rank_key,
         offers=ranked + rest,
     )
