@@ -4,9 +4,11 @@
 - `procure compare` run again on unchanged inputs (caches warm) against `procure --help`;
 - `procure compare` on 1,000 generated offers (benchmarks/synthetic.py) against the example, caches empty;
 - with --rfp N: `procure compare` and `procure plan` on an RFP-like market (benchmarks/rfp.py: the example plus
-  near-copies) against the example's, caches empty, one run each (they take minutes).
+  near-copies) against the example's, caches empty, one run each (they take minutes);
+- with --plan-offers N: `procure plan` on N generated offers against the same on 1,000 (budget: within 15x for
+  10,000), caches empty, one run each (minutes).
 
-    python benchmarks/bench_floors.py [--runs 5] [--tree DIR ...] [--rfp 1000]
+    python benchmarks/bench_floors.py [--runs 5] [--tree DIR ...] [--rfp 1000] [--plan-offers 10000]
 
 --tree runs the same figures on another checkout of procure (its folder first on PYTHONPATH, its example as the
 workspace), in turn with this one, so that a change is measured before and after in one run.
@@ -37,7 +39,7 @@ def line(name: str, a, b, wall: float, cpu: float) -> None:  # type: ignore[no-u
     )
 
 
-def figures(tree: Path, runs: int, work: Path, rfp: int | None) -> None:
+def figures(tree: Path, runs: int, work: Path, rfp: int | None, plan_offers: int | None = None) -> None:
     py = [sys.executable]
     procure = [*py, "-m", "procure"]
     # PYTHONSAFEPATH: the working folder is not put before PYTHONPATH, so the tree named is the one run
@@ -85,6 +87,19 @@ def figures(tree: Path, runs: int, work: Path, rfp: int | None) -> None:
                 before_each=lambda: empty(cache),
             ),
         )
+    if plan_offers:
+        many = make_workspace(work / f"synthetic{plan_offers}", plan_offers)
+        line(
+            f"plan, {plan_offers:,} generated offers / 1,000 (caches empty)",
+            *paired(
+                [*procure, "plan", "-w", str(many), *AS_OF],
+                [*procure, "plan", "-w", str(synthetic), *AS_OF],
+                1,
+                cold,
+                warmup=False,
+                before_each=lambda: empty(cache),
+            ),
+        )
     folder.cleanup()
 
 
@@ -93,12 +108,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--tree", type=Path, action="append", default=[])
     parser.add_argument("--rfp", type=int, default=None)
+    parser.add_argument("--plan-offers", type=int, default=None)
     args = parser.parse_args()
     for tree in args.tree:  # a checkout compiles nothing itself: as `make install` does after an editable install
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "procure")], check=True)
     with tempfile.TemporaryDirectory(prefix="procure-floors-") as work:
         for tree in [*args.tree, ROOT]:
-            figures(tree.resolve(), args.runs, Path(work), args.rfp)
+            figures(tree.resolve(), args.runs, Path(work), args.rfp, args.plan_offers)
 
 
 if __name__ == "__main__":

@@ -42,10 +42,11 @@ class Reduction:
 def class_key(cand: Candidate, scen: Scenarios, exact: bool = False) -> tuple[object, ...] | None:
     """Everything the program reads of a candidate but its money figures, its capacities (`capacity_figures`), id and
     vendor; None for a candidate that is never reduced: one holding a signed contract (money already committed: in
-    every plan) or spot capacity (the spot sources' rooms are shared among them all, so their number is read). The
-    most nodes each term block can use (`useful_nodes`, read from the capacity) are in the key. `exact`: the
-    capacities too."""
-    if cand.held or any(c.held for c in cand.commits) or (cand.source is not None and cand.source.spot):
+    every plan). Spot capacity is reduced like any source: the spot sources share one row per band (together at
+    most plan.max_spot_share of its demand), whose sum a member's part moved onto another keeps, and whether a source
+    is spot and its share are in the key. The most nodes each term block can use (`useful_nodes`, read from the
+    capacity) are in the key. `exact`: the capacities too."""
+    if cand.held or any(c.held for c in cand.commits):
         return None
     src = cand.source
     peak = scen.demand.max(axis=0) if scen.demand.size else np.zeros(scen.months)
@@ -127,7 +128,7 @@ def reduce_near_copies(
 ) -> Reduction:
     """The candidates the plan's program needs: every one, but of each class of near-copies only the members fewer
     than `class_keep` others undercut (no dearer in every money figure, no less in every capacity figure). A held
-    contract, spot capacity and an offer whose vendor has another offer are never left out (a vendor's share is read
+    contract and an offer whose vendor has another offer are never left out (a vendor's share is read
     over all of its offers). `scale` multiplies what each class keeps; `exact`: capacities equal within a class."""
     vendors: dict[str, int] = {}
     for cand in cands:

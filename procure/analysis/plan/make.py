@@ -34,7 +34,14 @@ from procure.analysis.plan.figures import (
 )
 from procure.analysis.plan.frontier import Solves, efficient_frontier
 from procure.analysis.plan.notes import plan_notes, price_note
-from procure.analysis.plan.program import Risk, check_size, solver_scales
+from procure.analysis.plan.program import (
+    MAX_NONZEROS,
+    RELAXATION_MAX_NONZEROS,
+    Risk,
+    check_size,
+    model_size,
+    solver_scales,
+)
 from procure.analysis.plan.result import (
     Bridge,
     DemandInfo,
@@ -187,7 +194,7 @@ def _solve(
 
     # Near-copies (classes.py): of each class of interchangeable offers the program keeps only the cheapest it can use
     reduction = reduce_near_copies(cands, scen, policy)
-    check_size(
+    program_size(
         reindexed(cands, reduction.keep) if reduction.dropped else cands,
         scen,
         policy,
@@ -201,7 +208,7 @@ def _solve(
 
     def over(kept: Reduction, into: list[str], allowed: PlanConfig) -> Found:
         program = reindexed(cands, kept.keep) if kept.dropped else cands
-        check_size(program, scen, allowed, risk)
+        program_size(program, scen, allowed, risk)
         alone = [singles[i] for i in kept.keep]
         return solve_over_offers(program, scen, allowed, delta, risk, money, tasks, penalty, alone, into)
 
@@ -240,6 +247,13 @@ def _solve(
         pick,
         single_block,
     )
+
+
+def program_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk) -> None:
+    """Refuse what the solver cannot hold (program.check_size): the program over every offer, or, with more offers
+    than plan.max_candidates, its linear relaxation, the shortlist's program being checked when it is chosen."""
+    whole = len(cands) <= policy.max_candidates
+    check_size(cands, scen, policy, risk, MAX_NONZEROS if whole else RELAXATION_MAX_NONZEROS)
 
 
 def _singles(
@@ -501,6 +515,7 @@ def solve_over_offers(
         [found[0] if found is not None else None for _, found in singles],
     )
     plan_cands = reindexed(cands, keep) if len(keep) < len(cands) else cands
+    check_size(plan_cands, scen, policy, risk)
     solver_cands = plan_cands
     chosen = solve_plan(plan_cands, scen, policy, delta, risk, money, tasks, penalty)
     solved = chosen.solved
@@ -522,7 +537,17 @@ def solve_over_offers(
             f"plan.max_candidates {policy.max_candidates}); the plan is within {bound_gap:.2%} of the relaxation's "
             "bound over all of them"
         )
-        check, better = whole_check(cands, scen, policy, delta, risk, money, tasks, penalty, chosen)
+        size = model_size(cands, scen, policy, risk)
+        if size > MAX_NONZEROS:
+            # the whole program cannot be held: what the plan may miss is bounded by the relaxation alone
+            check, better = (
+                f"not proven: the program over all {len(cands):,} usable offers would have about {size:,} nonzeros, "
+                f"over the {MAX_NONZEROS:,} the solver can take whole; a left-out offer may improve the plan, by at "
+                f"most its {bound_gap:.2%} from the relaxation's bound",
+                False,
+            )
+        else:
+            check, better = whole_check(cands, scen, policy, delta, risk, money, tasks, penalty, chosen)
         notes.append(check)
         if better:
             plan_cands = solver_cands = cands

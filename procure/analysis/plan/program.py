@@ -107,6 +107,11 @@ class Risk:
 # 600,420 nonzeros, 120 months x 1,000 levels x 2 offers with a penalty, peaked at 1.08 GB and took
 # 38 s), so this is about 1.5 GB; 120 months x 10,000 levels ended in std::bad_alloc after 40 s.
 MAX_NONZEROS = 1_000_000
+# The most nonzeros of the linear relaxation over every offer that a shortlist is chosen from (no whole numbers: no
+# branch-and-bound tree, no cut pool). Measured: `procure plan` on 10,000 generated offers (benchmarks/synthetic.py;
+# 2,812 usable, a relaxation of about 1,760,000 nonzeros) peaked at 3.3 GB for the whole process, so this is about
+# 4 GB.
+RELAXATION_MAX_NONZEROS = 2_000_000
 
 
 def model_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk) -> int:
@@ -131,10 +136,13 @@ def model_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk
     return total
 
 
-def check_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk) -> None:
-    """Refuse, before building it, a program too large for memory; name the settings that size it."""
+def check_size(
+    cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk: Risk, limit: int = MAX_NONZEROS
+) -> None:
+    """Refuse, before building it, a program too large for memory; name the settings that size it. `limit`: the most
+    nonzeros (RELAXATION_MAX_NONZEROS for a linear relaxation)."""
     size = model_size(cands, scen, policy, risk)
-    if size <= MAX_NONZEROS:
+    if size <= limit:
         return
     levels = min(scen.count, policy.levels)
     sources = sum(1 for c in cands if c.source is not None)
@@ -155,7 +163,9 @@ def check_size(cands: list[Candidate], scen: Scenarios, policy: PlanConfig, risk
                 f"months x {sources} pay-as-used offers"
                 + (", a penalty" if policy.unserved_penalty_per_task is not None else "")
                 + (", CVaR" if risk.active else "")
-                + f"), over the {MAX_NONZEROS:,} the solver can take in about 1.5 GB; lower "
+                + f"), over the {limit:,} the solver can take in about "
+                + ("1.5 GB" if limit == MAX_NONZEROS else "4 GB")
+                + "; lower "
                 + ", ".join(lower),
             )
         ]
