@@ -110,7 +110,7 @@ def make_plan(
         ev.currency,
         sigma,
     )
-    bridges, bridge, by_month, headline = plan_notes(s, lines, held, index_changes)
+    bridges, bridge, by_month, headline = plan_notes(s, lines, held, index_changes, policy.max_vendor_share)
 
     frontier_points = (
         efficient_frontier(s.found.solver_cands, scen, policy, delta, s.money, s.tasks, pick.fig, penalty, solves)

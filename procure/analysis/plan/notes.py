@@ -37,14 +37,14 @@ def follows_demand(offer: Offer) -> bool:
 
 
 def plan_notes(
-    s: SolvedPlan, lines: list[PlanLine], held: list[HeldContract], index_changes: int
+    s: SolvedPlan, lines: list[PlanLine], held: list[HeldContract], index_changes: int, max_vendor_share: float = 1.0
 ) -> tuple[list[Bridge], list[str], list[ShortfallMonth], str | None]:
     """The plan's notes, in their order (the headline first), with the bridges from the best single offer and the
     shortfall by month they read."""
     ev, scen, cands, pick, notes, penalty = s.ev, s.scen, s.cands, s.pick, s.notes, s.penalty
     decision_notes(lines, held, s.window, ev.currency, notes, index_changes)
     notes.extend(not_yet_signed(s.inputs.offers, ev.as_of))
-    line_notes(lines, s.best_single, scen, notes)
+    line_notes(lines, s.best_single, scen, notes, max_vendor_share)
     figure_notes(cands, s.found.chosen, pick.fig, penalty, s.basis, ev.currency, notes)
     bridges = bridge_figures(pick.cands, pick.units, pick.nodes, pick.in_plan, pick.out, scen)
     bridge = bridge_notes(bridges, ev.currency)
@@ -66,11 +66,33 @@ def plan_notes(
 
 
 def line_notes(
-    lines: list[PlanLine], best_single: tuple[str, object] | None, scen: Scenarios, notes: list[str]
+    lines: list[PlanLine],
+    best_single: tuple[str, object] | None,
+    scen: Scenarios,
+    notes: list[str],
+    max_vendor_share: float = 1.0,
 ) -> None:
-    """Notes on the plan's lines: a plan of the best single offer alone says so; a commitment whose term runs past
-    the horizon says its months beyond are costed in full."""
-    if len({line.offer for line in lines}) == 1 and best_single is not None and lines[0].offer == best_single[0]:
+    """Notes on the plan's lines: a vendor serving more than plan.max_vendor_share of the expected tasks says so; a
+    plan of the best single offer alone says so; a commitment whose term runs past the horizon says its months
+    beyond are costed in full."""
+    served: dict[str, float] = {}
+    for line in lines:
+        served[line.vendor] = served.get(line.vendor, 0.0) + line.expected_tasks_share
+    over = {vendor: share for vendor, share in served.items() if share > max_vendor_share + 1e-9}
+    for vendor, share in over.items():
+        # The program holds the share on its own split of the pay-as-used tasks; the figures serve pay-as-used
+        # demand from the cheapest source with room first, which can put one vendor above it.
+        notes.append(
+            f"{vendor} serves {share:.0%} of the expected tasks, above plan.max_vendor_share {max_vendor_share:g}: "
+            "the plan's figures serve pay-as-used demand from the cheapest source with room, which the share does "
+            "not limit, so they understate what keeping to the share costs"
+        )
+    if (
+        not over
+        and len({line.offer for line in lines}) == 1
+        and best_single is not None
+        and lines[0].offer == best_single[0]
+    ):
         if not any("is the plan" in n for n in notes):
             notes.append(f"the best single offer ({lines[0].offer}) is the plan: no combination does better")
     for line in lines:
