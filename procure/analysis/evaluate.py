@@ -558,9 +558,12 @@ def evaluate_with_inputs(
             term_average_rent(record.metrics.get("rent_today"), record.terms.contract, record.term_months)
         )
     horizon = horizon or None
-    plan_of = horizon_schedule(workspace, day, index_level, horizon)
+    from procure.model.demand import expected_demand
+
+    demand = expected_demand(config, horizon) if horizon else None  # the tasks each month of the horizon wants
+    plan_of = horizon_schedule(workspace, day, index_level, horizon, demand)
     if horizon is not None:
-        over_horizon(records, horizon, plan_of, workspace, offers, index_level)
+        over_horizon(records, horizon, plan_of, workspace, offers, index_level, demand)
     rank_key = "horizon_cost_per_task" if (horizon is not None and rank_by_horizon) else "cost_per_task"
     ranked = _rank(records, rank_key)
     moved_cost = _moved_cost(workspace, day)
@@ -587,7 +590,7 @@ def evaluate_with_inputs(
         ),
         uncertainty=info,
         horizon_months=horizon,
-        horizon_demand=horizon_demand(config, horizon),
+        horizon_demand=horizon_demand(config, demand),
         rank_by=rank_key,
         offers=ranked + rest,
     )

@@ -25,15 +25,18 @@ class HorizonDemand(BaseModel):
 
 
 def horizon_schedule(
-    workspace: Workspace, day: date, index_level: IndexLevel | None, horizon: int | None
+    workspace: Workspace,
+    day: date,
+    index_level: IndexLevel | None,
+    horizon: int | None,
+    demand: list[float] | None,
 ) -> Callable[..., HorizonResult]:
-    """The cash flow of one offer over the horizon with the workspace's assumptions, its list price moved by
-    `shift` (what the price to tie solves for)."""
+    """The cash flow of one offer over the horizon with the workspace's assumptions and `demand` (the tasks each
+    month wants: model/demand.py's expected_demand), its list price moved by `shift` (what the price to tie solves
+    for)."""
     from procure.analysis.cashflow import schedule
-    from procure.model.demand import expected_demand
 
     config = workspace.config
-    demand = expected_demand(config, horizon) if horizon else None
 
     def plan_of(record: OfferRecord, shift: float = 0.0) -> HorizonResult:
         return schedule(
@@ -60,11 +63,11 @@ def over_horizon(
     workspace: Workspace,
     offers: list[Offer],
     index_level: IndexLevel | None,
+    demand: list[float] | None,
 ) -> None:
     """Each offer's cash flow and horizon metrics; an offer with no successful task within the horizon is not
     acceptable. The months before a late delivery are bridged by the cheapest offer delivered in month 1."""
     from procure.analysis.cashflow import bridge_horizons
-    from procure.model.demand import expected_demand
 
     for record in records:
         plan = plan_of(record)
@@ -86,14 +89,11 @@ def over_horizon(
 
         found = market_unserved_price(config, offers, [r.metrics for r in records], index_level)
         penalty, basis = found.per_task, found.basis
-    bridge_horizons(records, expected_demand(config, horizon), penalty, basis, config.currency)
+    bridge_horizons(records, demand, penalty, basis, config.currency)
 
 
-def horizon_demand(config: WorkspaceConfig, horizon: int | None) -> HorizonDemand | None:
+def horizon_demand(config: WorkspaceConfig, wanted: list[float] | None) -> HorizonDemand | None:
     """What `evaluation.horizon_demand` names: the first month's tasks and the growth the cash flows count."""
-    from procure.model.demand import expected_demand
-
-    wanted = expected_demand(config, horizon) if horizon else None
     if not wanted:
         return None
     stated = config.demand is not None
