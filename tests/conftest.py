@@ -311,7 +311,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     if (
         hasattr(config, "workerinput")
-        or config.cache is None
+        or getattr(config, "cache", None) is None  # absent under -p no:cacheprovider
         or config.getoption("dist", "no") != "loadscope"
         or not _took
     ):
