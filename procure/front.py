@@ -1,14 +1,16 @@
-"""The console entry point: a repeated `procure compare` on unchanged inputs is answered from the result cache
-(procure/io/resultcache.py) before the command line, or any library it computes with, is imported; otherwise the
-command runs as always (procure/cli), and what it printed is kept for the next time."""
+"""The console entry point: a repeated `procure compare` or `procure report` on unchanged inputs is answered from the
+result cache (procure/io/resultcache.py) before the command line, or any library it computes with, is imported;
+otherwise the command runs as always (procure/cli), and what it printed, and the document it wrote, are kept for the
+next time."""
 
 from __future__ import annotations
 
 import io
 import sys
 
-# The commands whose answers are kept: each writes nothing but its output (with --out it is not kept)
-KEPT = ("compare",)
+# The commands whose answers are kept: compare writes nothing but its output (with --out it is not kept); report
+# writes one document, kept with the answer
+KEPT = ("compare", "report")
 
 
 class _Capture:
@@ -118,8 +120,10 @@ def _answer(args: list[str]) -> None:
         found = resultcache.load(key) if key is not None else None
     except Exception:  # the cache is a convenience: any fault of its own turns it off
         key, found = None, None
+    if found is not None and found[3] and not _written_again(found[3]):
+        found = None  # a document that cannot be written as it was: the command runs and says why
     if found is not None and getattr(sys.stdout, "buffer", None) and getattr(sys.stderr, "buffer", None):
-        status, out, err = found
+        status, out, err, _ = found
         try:
             sys.stdout.buffer.write(out)
             sys.stdout.flush()
@@ -150,6 +154,20 @@ def _answer(args: list[str]) -> None:
         sys.stdout, sys.stderr = stdout, stderr
         if status in (0, 2) and not out.spinner and not err.spinner:
             try:
-                resultcache.store(key, status, b"".join(out.parts), b"".join(err.parts))
+                files = [(path, path.read_bytes()) for path in resultcache.written()] if status == 0 else []
+                resultcache.store(key, status, b"".join(out.parts), b"".join(err.parts), files)
             except Exception:
                 pass
+
+
+def _written_again(files: list) -> bool:  # type: ignore[type-arg]
+    """Write a kept answer's documents as the command wrote them (procure/io/files.py: atomically, never over an
+    input or anything but a regular file); False, with nothing more written, where one cannot be."""
+    try:
+        from procure.io.files import write_atomic
+
+        for path, content in files:
+            write_atomic(path, content)
+    except Exception:
+        return False
+    return True

@@ -125,6 +125,9 @@ def report(
         sys.stdout.flush()
     else:
         write_atomic(target, data)
+        from procure.io import resultcache
+
+        resultcache.wrote(target)  # kept with the answer: the same command on the same inputs writes it again
     if found.recommendation is not None:
         warn_plan_failed(found.recommendation)
     if target != STDOUT:

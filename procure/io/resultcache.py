@@ -1,8 +1,10 @@
-"""Repeated answers kept on disk: what `procure compare` printed (standard output, standard error, exit status) under
-the SHA-256 of everything that can change it, so that the same command on the same inputs answers without loading
-the libraries it computes with (procure/front.py asks here before anything else is imported).
+"""Repeated answers kept on disk: what `procure compare` printed (standard output, standard error, exit status), and
+for `procure report` the document it wrote, under the SHA-256 of everything that can change them, so that the same
+command on the same inputs answers without loading the libraries it computes with (procure/front.py asks here before
+anything else is imported).
 
-The key (`key_for`) covers the arguments; today's date when `--as-of` is absent; the whole environment (the variables
+The key (`key_for`) covers the arguments; today's date when `--as-of` is absent, and always for a report (its cover
+gives the day it was prepared); the whole environment (the variables
 that change an output, COLUMNS, LINES, NO_COLOR, FORCE_COLOR, TTY_COMPATIBLE, TZ, SOURCE_DATE_EPOCH and the locale
 among them); whether standard input, output and error are terminals and the terminals' sizes; the working folder;
 Python's version and executable; procure's own source files (path, size and modification time of each); the
@@ -11,6 +13,11 @@ times); and every input file of the workspace, path and content: procure.yaml, o
 market/ and actuals/, and, when an offer names a status history (operator.status_history.file, anywhere in the
 workspace), every other file under the workspace folder but hidden ones and __pycache__. A workspace of more than
 MAX_FILES files or MAX_BYTES bytes is not kept (hashing it could cost what the answer does).
+
+A report's entry also holds the file it wrote (its absolute path and bytes, noted by the command with `wrote`): a
+kept report is written again, atomically and through the same checks as the first (procure/io/files.py), and where
+that fails the command runs afresh and says why. Its embedded fonts carry the time of the first run unless
+SOURCE_DATE_EPOCH fixes it, as it does for a reproducible document.
 
 An entry is authenticated like a solved plan (procure/io/solvecache.py): an HMAC-SHA256 under the user's own secret
 (procure/io/cachekey.py) of the key and everything the entry holds; an entry anyone else wrote, copied or edited is
@@ -31,22 +38,26 @@ import secrets
 import stat
 import struct
 import sys
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
 from procure.environment import current
 from procure.io.cachekey import _open_regular, _read_at_most, folder_and_secret
 
-FORMAT = b"procure-answer-1"
+FORMAT = b"procure-answer-2"
 SUFFIX = ".answer"
 ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.answer")
 KEEP = 256
 MAX_FILES = 5_000
 MAX_BYTES = 200 * 1024 * 1024
 MAX_ENTRY = 64 * 1024 * 1024  # the largest answer kept or read
-HEADER = struct.Struct("<32sqQQ")  # mac, exit status, bytes of standard output, bytes of standard error
-# options after which an answer is not only printed (a file written) or is about procure itself
-NOT_KEPT = ("-o", "--out", "-h", "--help", "--install-completion", "--show-completion", "--version")
+HEADER = struct.Struct("<32sqQQQ")  # mac, exit status, bytes of standard output, of standard error, of files written
+ABOUT_PROCURE = ("-h", "--help", "--install-completion", "--show-completion", "--version")
+# options after which an answer is not only printed (a file written) or is about procure itself; a report's file is
+# kept with its answer
+NOT_KEPT = {"compare": ("-o", "--out", *ABOUT_PROCURE), "report": ABOUT_PROCURE}
+DATED_ALWAYS = ("report",)  # its document names the day it was prepared, whatever --as-of says
 PACKAGE = Path(__file__).resolve().parent.parent
 # set by the shell to the last command run and the folder before the last cd: neither changes an answer
 VOLATILE = ("_", "OLDPWD")
@@ -169,16 +180,34 @@ def _terminals() -> list[object]:
     return out
 
 
+_written: list[Path] = []
+
+
+def wrote(path: Path) -> None:
+    """Note a document the running command wrote (procure/cli/report.py): kept with its answer."""
+    _written.append(Path(os.path.abspath(path)))
+
+
+def written() -> list[Path]:
+    """The documents the running command wrote, in order."""
+    return list(_written)
+
+
 def key_for(args: list[str]) -> str | None:
     """The key of a command's answer (`args`: the command and its arguments), or None when it is not kept (a file
-    written, help asked for, no workspace found, too large a workspace)."""
-    if any(a in NOT_KEPT or a.startswith(("--out=", "-o")) for a in args[1:]):
+    written where the command does not keep it, help asked for, no workspace found, too large a workspace)."""
+    not_kept = NOT_KEPT.get(args[0]) if args else None
+    if not_kept is None:
+        return None
+    short = tuple(a for a in not_kept if a.startswith("-") and not a.startswith("--"))
+    long = tuple(f"{a}=" for a in not_kept if a.startswith("--"))
+    if any(a in not_kept or (short and a.startswith(short)) or (long and a.startswith(long)) for a in args[1:]):
         return None
     start = _workspace_start(args[1:])
     root = _root(start) if start is not None else None
     if root is None:
         return None
-    dated = any(a == "--as-of" or a.startswith("--as-of=") for a in args)
+    dated = args[0] not in DATED_ALWAYS and any(a == "--as-of" or a.startswith("--as-of=") for a in args)
     digest = hashlib.sha256(FORMAT)
     head = {
         "args": args,
@@ -197,17 +226,48 @@ def key_for(args: list[str]) -> str | None:
     return digest.hexdigest()
 
 
-def _mac(secret_key: bytes, key: str, status: int, out: bytes, err: bytes) -> bytes:
+def _mac(secret_key: bytes, key: str, status: int, out: bytes, err: bytes, files: bytes) -> bytes:
     mac = hmac.new(secret_key, FORMAT, hashlib.sha256)
     mac.update(bytes.fromhex(key))
-    mac.update(struct.pack("<qQQ", status, len(out), len(err)))
+    mac.update(struct.pack("<qQQQ", status, len(out), len(err), len(files)))
     mac.update(out)
     mac.update(err)
+    mac.update(files)
     return mac.digest()
 
 
-def load(key: str) -> tuple[int, bytes, bytes] | None:
-    """The kept answer (exit status, standard output, standard error) when it is there and authentic."""
+def _pack_files(files: Sequence[tuple[Path, bytes]]) -> bytes:
+    parts = []
+    for path, content in files:
+        name = str(path).encode("utf-8", "surrogateescape")
+        parts += [len(name).to_bytes(8, "little"), name, len(content).to_bytes(8, "little"), content]
+    return b"".join(parts)
+
+
+def _unpack_files(data: bytes) -> list[tuple[Path, bytes]] | None:
+    """The files of an entry; None when the bytes do not divide into them."""
+    found, at = [], 0
+    while at < len(data):
+        if at + 8 > len(data):
+            return None
+        n = int.from_bytes(data[at : at + 8], "little")
+        name, at = data[at + 8 : at + 8 + n], at + 8 + n
+        if len(name) != n or at + 8 > len(data):
+            return None
+        n = int.from_bytes(data[at : at + 8], "little")
+        content, at = data[at + 8 : at + 8 + n], at + 8 + n
+        if len(content) != n:
+            return None
+        found.append((Path(name.decode("utf-8", "surrogateescape")), content))
+    return found
+
+
+Answer = tuple[int, bytes, bytes, list[tuple[Path, bytes]]]
+
+
+def load(key: str) -> Answer | None:
+    """The kept answer (exit status, standard output, standard error, the files written) when it is there and
+    authentic."""
     found = folder_and_secret()
     if found is None:
         return None
@@ -221,19 +281,22 @@ def load(key: str) -> tuple[int, bytes, bytes] | None:
         os.close(fd)
     if len(data) < HEADER.size:
         return None
-    mac, status, n_out, n_err = HEADER.unpack_from(data)
-    if HEADER.size + n_out + n_err != len(data):
+    mac, status, n_out, n_err, n_files = HEADER.unpack_from(data)
+    if HEADER.size + n_out + n_err + n_files != len(data):
         return None
     out = data[HEADER.size : HEADER.size + n_out]
-    err = data[HEADER.size + n_out :]
-    if not hmac.compare_digest(mac, _mac(secret_key, key, status, out, err)):
+    err = data[HEADER.size + n_out : HEADER.size + n_out + n_err]
+    packed = data[HEADER.size + n_out + n_err :]
+    if not hmac.compare_digest(mac, _mac(secret_key, key, status, out, err, packed)):
         return None
-    return status, out, err
+    files = _unpack_files(packed)
+    return None if files is None else (status, out, err, files)
 
 
-def store(key: str, status: int, out: bytes, err: bytes) -> None:
+def store(key: str, status: int, out: bytes, err: bytes, files: Sequence[tuple[Path, bytes]] = ()) -> None:
     """Keep an answer (atomically; the oldest beyond KEEP removed); nothing when the folder cannot be written."""
-    found = None if len(out) + len(err) > MAX_ENTRY else folder_and_secret()
+    packed = _pack_files(files)
+    found = None if len(out) + len(err) + len(packed) > MAX_ENTRY else folder_and_secret()
     if found is None:
         return
     where, secret_key = found
@@ -243,9 +306,11 @@ def store(key: str, status: int, out: bytes, err: bytes) -> None:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(HEADER.pack(_mac(secret_key, key, status, out, err), status, len(out), len(err)))
+                mac = _mac(secret_key, key, status, out, err, packed)
+                handle.write(HEADER.pack(mac, status, len(out), len(err), len(packed)))
                 handle.write(out)
                 handle.write(err)
+                handle.write(packed)
             os.replace(temp, where / f"{key}{SUFFIX}")
         finally:
             if temp.exists():
