@@ -62,6 +62,13 @@ def interruptible(call: Callable[[], T]) -> T:
     plan.time_limit_s (3,600 s, several per plan) is abandoned at once instead of finishing first."""
     if threading.current_thread() is not threading.main_thread():
         return call()
+    return started(call, "procure-solver")()
+
+
+def started(call: Callable[[], T], name: str) -> Callable[[], T]:
+    """`call` running in a worker thread of its own, and the function that waits for it in short steps (Ctrl-C is
+    raised in the waiting thread between them) and returns its result or raises its error. The one way procure works
+    beside its main thread: a solve, or what a report needs that does not depend on the solve."""
     box: dict[str, Any] = {}
 
     def work() -> None:
@@ -72,16 +79,20 @@ def interruptible(call: Callable[[], T]) -> T:
         finally:
             _running.ended()
 
-    worker = threading.Thread(target=work, name="procure-solver", daemon=True)
+    worker = threading.Thread(target=work, name=name, daemon=True)
     # Counted before it starts, since Ctrl-C may come while the thread is being started (a start that fails leaves it
     # counted: the process then ends at once, as it would with the solve running).
     _running.started()
     worker.start()
-    while worker.is_alive():
-        worker.join(0.05)
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
+
+    def wait() -> T:
+        while worker.is_alive():
+            worker.join(0.05)
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
+
+    return wait
 
 
 class _Count:
@@ -104,8 +115,9 @@ _running = _Count()
 
 
 def solving() -> bool:
-    """Whether an abandoned solve is still running, or its thread still starting (the process then ends without
-    waiting for it: an interpreter that shuts down while HiGHS works aborts instead of exiting 130)."""
+    """Whether an abandoned solve (or other work `started`) is still running, or its thread still starting (the
+    process then ends without waiting for it: an interpreter that shuts down while HiGHS works aborts instead of
+    exiting 130)."""
     return _running.value > 0
 
 

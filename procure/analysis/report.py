@@ -97,10 +97,22 @@ def gather_extras(
         from procure.analysis.position import position
 
         extras.position = position(ev, market)
+    # The what-if cases re-evaluate the workspace and do not depend on the plan: worked out beside its solves (HiGHS
+    # holds no lock while it solves), and waited for where they were computed before, so an error is raised there.
+    pending_cases = None
+    if ev.ranked:
+        from procure.analysis.milp import started
+        from procure.analysis.scenarios import cases
+
+        pending_cases = started(lambda: cases(ws, ev), "procure-cases")
     # The recommendation, once: the plan with `demand:` (or why it cannot be solved), else the best offer.
     # The efficient frontier is a chart of the comparison, drawn when asked for (`procure report --frontier`): its
     # solves cost a first report more than its whole layout (docs/plan.md), and the board memo has no charts.
-    extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=frontier and not board, solves=solves)
+    try:
+        extras.recommendation, extras.plan = recommend(ws, ev, inputs, frontier=frontier and not board, solves=solves)
+    except Exception:
+        _finished(pending_cases)  # nothing left running while the error is reported and the process ends
+        raise
     if extras.recommendation.plan_failed:
         extras.plan_missing = f"Procurement plan: not available ({extras.recommendation.plan_failed})."
     if ws.index and (ev.summary.recommended or ws.config.hedge.offer):
@@ -136,10 +148,10 @@ def gather_extras(
                 extras.benchmark = build
             else:
                 extras.benchmark_series[key] = build
-    if ev.ranked:
-        from procure.analysis.scenarios import cases, football_field
+    if pending_cases is not None:
+        from procure.analysis.scenarios import football_field
 
-        extras.cases = cases(ws, ev)
+        extras.cases = pending_cases()
         if not board:
             extras.football = football_field(ev, extras.cases)
     if not board:
@@ -154,6 +166,15 @@ def gather_extras(
             ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, extras.recommendation
         )
     return extras
+
+
+def _finished(pending: Callable[[], object] | None) -> None:
+    """Wait for work started beside the solve, whatever it raises (the caller has an error of its own to report)."""
+    if pending is not None:
+        try:
+            pending()
+        except Exception:  # noqa: BLE001 - the first error is the one reported
+            pass
 
 
 NO_ACTUALS = (

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import pickle
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -172,23 +173,26 @@ def draw_factors(
     again for each what-if case and draws the same factors each time (the gates' odds, the Monte Carlo). Their arrays
     are read-only, so that no user of one set can change another's."""
     key = _drawn_from(offers, currencies, config, draws, seed, gaps, posteriors)
-    if key in _kept_draws:
-        _kept_draws.move_to_end(key)
-        return _kept_draws[key]
+    with _kept_lock:  # a report's what-if cases are evaluated beside the plan's solve (analysis/report.py)
+        if key in _kept_draws:
+            _kept_draws.move_to_end(key)
+            return _kept_draws[key]
     found = _draw(offers, currencies, config, draws, seed, gaps, posteriors)
     arrays = [v for v in vars(found).values() if isinstance(v, np.ndarray)]
     for array in arrays:
         array.setflags(write=False)
     if sum(a.nbytes for a in arrays) <= KEPT_DRAW_BYTES:
-        _kept_draws[key] = found
-        while len(_kept_draws) > KEPT_DRAWS:
-            _kept_draws.popitem(last=False)
+        with _kept_lock:
+            _kept_draws[key] = found
+            while len(_kept_draws) > KEPT_DRAWS:
+                _kept_draws.popitem(last=False)
     return found
 
 
 KEPT_DRAWS = 4  # sets of draws kept per process
 KEPT_DRAW_BYTES = 64 * 1024 * 1024  # a larger set (a thousand offers) is drawn each time, never held
 _kept_draws: OrderedDict[str, Draws] = OrderedDict()
+_kept_lock = threading.Lock()
 
 
 def _drawn_from(
