@@ -18,7 +18,8 @@ the work the command adds to the layout itself. WeasyPrint alone is a process of
 the HTML the same command writes (procure.render.documents.html_to_pdf: the report's fonts and settings),
 timed in turn with the command; every run of the command starts with an empty solve cache (a temporary
 folder, never the user's), so the plan and the frontier are solved each time; with --warm the folder is kept
-from the warm-up run on, so the plan is read back (a report made after another, or after `procure plan`). The
+from the warm-up run on, so the same report is answered from the result cache (procure/io/resultcache.py: the
+document written again; a report made again on unchanged inputs), and the plan read back where it is not. The
 ratio is the median of the pair-by-pair ratios; the machine's load is printed beside it.
 """
 
@@ -131,7 +132,7 @@ def main() -> None:
     parser.add_argument(
         "--warm",
         action="store_true",
-        help="the plan read back: the run's own solve cache filled by a first run and kept (a report after another)",
+        help="caches warm: the run's own cache folder filled by a first run and kept (the same report again)",
     )
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
@@ -178,7 +179,7 @@ def main() -> None:
         size, single = pdf.stat().st_size, (Path(tmp) / "alone.pdf").stat().st_size
 
     print(
-        f"procure report, {what}, {'plan read back' if args.warm else 'solve cache empty'}: "
+        f"procure report, {what}, {'caches warm (the same report again)' if args.warm else 'solve cache empty'}: "
         f"{whole.wall:.2f} s wall, {whole.cpu:.2f} s CPU in all its "
         f"processes ({size / 1024:.0f} KiB)"
     )
