@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from procure.model.kinds.base import Kind
+from procure.model.kinds.base import FormulaInputs, FormulaLines, Kind, financing_line, rent_line, stated_price_line
 
 if TYPE_CHECKING:
     from procure.model.inputs import Pricing
@@ -38,6 +38,14 @@ def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: s
     return f"{pricing.gpu_hour:.2f} {currency} per GPU-hour{discount}"
 
 
+def formula_lines(f: FormulaInputs) -> FormulaLines:
+    """The stated price per GPU-hour (an on-demand offer's: its pay-as-used price), its rent and financing."""
+    on_demand = f.pricing.gpu_hour is None and f.pricing.burst is not None
+    return FormulaLines(
+        stated_price_line(f, "pay-as-used price: " if on_demand else ""), rent_line(f), financing_line(f)
+    )
+
+
 KIND = Kind(
     name="gpu_hour",
     field="gpu_hour",
@@ -46,5 +54,6 @@ KIND = Kind(
     scale_price=scale_price,
     rate=rate,
     memo_price=memo_price,
+    formula_lines=formula_lines,
     price_words="a fixed price per GPU-hour",
 )
