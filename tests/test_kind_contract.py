@@ -193,7 +193,8 @@ def test_its_page_of_the_comparison_in_html_and_pdf_states_its_terms(kind):
 
     _, ws, offer_id = kind
     offer = _offer(ws, offer_id)
-    row = offer.pricing.kind_row(ws.comparison().workspace.config.currency)  # none for the plain GPU-hour price
+    found = offer.pricing.kind_row(offer.pricing.currency)
+    row = (found.label, found.words) if found else ()  # none for an on-demand price
     html, pdf = ws.offer_page(offer_id)
     html, pdf = unescape(html), " ".join(pdf.split())
     assert offer_id in html and all(words in html for words in row or ())

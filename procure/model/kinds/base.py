@@ -43,6 +43,15 @@ def committed_gpus(offer: Offer) -> float:
     return 0.0 if offer.usage_billed else float(offer.gpus or 0)
 
 
+class TermsRow(NamedTuple):
+    """A kind's row of the report's offer table: its label, its terms in words, and whether they are a figure (set
+    right-aligned, as a price is)."""
+
+    label: str
+    words: str
+    numeric: bool = False
+
+
 class Figure(NamedTuple):
     """A figure inside a printed formula: its value and the decimals it is written with (None: up to six significant
     digits). The kind gives the number, the report writes it (`render/formats.plain`, the templates' `g`)."""
@@ -221,8 +230,8 @@ class Kind:
     board_words: how the board memo's options table names its price (empty: its label); index_rent: for a kind
     priced off the index, its rent per GPU-hour at an index level (pricing, level, fx, shift:
     the price per GPU-hour moved by `shift` in the workspace's currency), in the term and at renewal (None: its price
-    does not follow the index by contract); terms_row: the report's offer-table row for its block, (label, its
-    terms in words) given the offer's currency (None: the GPU-hour price has rows of its own); memo_price: the board
+    does not follow the index by contract); terms_row: the report's offer-table row for its price, a TermsRow given the
+    offer's currency (None: no row); memo_price: the board
     memo's price line (pricing, the offer's currency, its cost-model metrics, the workspace's currency);
     prepay_financed: a prepayment to the vendor is financed at the cost of capital and at risk of the vendor's default
     (steps 2-3 of the cost model; False: the kind's hour is its own capital recovered, which already carries the cost
@@ -270,7 +279,7 @@ class Kind:
     board_words: str = ""
     equipment: Callable[[Offer, float], Equipment] | None = None
     index_rent: Callable[[Pricing, float, float, float], float] | None = None
-    terms_row: Callable[[Pricing, str], tuple[str, str]] | None = None
+    terms_row: Callable[[Pricing, str], TermsRow | None] | None = None
     memo_price: Callable[[Pricing, str, dict[str, Any], str], str] | None = None
     prepay_financed: bool = True
     escalates: bool = True

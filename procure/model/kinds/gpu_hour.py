@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from procure.model.kinds.base import FormulaInputs, FormulaLines, Kind, financing_line, rent_line, stated_price_line
+from procure.model.kinds.base import (
+    FormulaInputs,
+    FormulaLines,
+    Kind,
+    TermsRow,
+    financing_line,
+    rent_line,
+    stated_price_line,
+)
 
 if TYPE_CHECKING:
     from procure.model.inputs import Pricing
@@ -28,6 +36,13 @@ def rate(pricing: Pricing) -> float | None:
     if pricing.gpu_hour is not None:
         return pricing.gpu_hour
     return pricing.burst.gpu_hour if pricing.burst is not None else None
+
+
+def terms_row(pricing: Pricing, currency: str) -> TermsRow | None:
+    """('Price per GPU-hour', '3.95 USD'), a figure; none for an on-demand offer that states only its burst price."""
+    if pricing.gpu_hour is None:
+        return None
+    return TermsRow("Price per GPU-hour", f"{round(pricing.gpu_hour, 2) + 0.0:,.2f} {currency}", numeric=True)
 
 
 def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:
@@ -54,6 +69,7 @@ KIND = Kind(
     scale_price=scale_price,
     rate=rate,
     memo_price=memo_price,
+    terms_row=terms_row,
     formula_lines=formula_lines,
     price_words="a fixed price per GPU-hour",
 )

@@ -16,6 +16,7 @@ from procure.model.kinds.base import (
     FormulaLine,
     FormulaLines,
     Kind,
+    TermsRow,
     financing_line,
     rent_line,
     times_fx,
@@ -65,7 +66,7 @@ def index_rent(pricing: Pricing, index_level: float, fx: float, shift: float = 0
     return index_linked_rent(index_level, linked.spread + shift / fx, linked.floor, linked.cap, fx, pricing.discount)
 
 
-def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
+def terms_row(pricing: Pricing, currency: str) -> TermsRow:
     """('Index-linked', 'index -0.30, floor 3.50, cap 6.00 USD')."""
     linked = pricing.index_linked
     assert linked is not None
@@ -74,7 +75,7 @@ def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
         words += f", floor {linked.floor:,.2f}"
     if linked.cap is not None:
         words += f", cap {linked.cap:,.2f}"
-    return "Index-linked", f"{words} {currency}"
+    return TermsRow("Index-linked", f"{words} {currency}")
 
 
 def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:

@@ -23,6 +23,7 @@ from procure.model.kinds.base import (
     FormulaLines,
     Kind,
     Parts,
+    TermsRow,
     times_fx,
 )
 
@@ -101,14 +102,15 @@ def equipment(offer: Offer, fx: float) -> Equipment:
     return Equipment(owned.capex_per_gpu * fx * (offer.gpus or 0), running * fx, owned.life_years)
 
 
-def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
+def terms_row(pricing: Pricing, currency: str) -> TermsRow:
     """('Owned', '40,000 USD per GPU all-in, 5.0 years, 1.2 kW per GPU, PUE 1.3, 0.1 per kWh, colocation 150.00 per
     kW-month'): the block's figures as stated."""
     o = pricing.owned
     assert o is not None
-    return "Owned", (
+    return TermsRow(
+        "Owned",
         f"{o.capex_per_gpu:,.0f} {currency} per GPU all-in, {o.life_years} years, {o.power_kw_per_gpu} kW per GPU, "
-        f"PUE {o.pue}, {o.electricity_kwh} per kWh, colocation {o.colo_kw_month:,.2f} per kW-month"
+        f"PUE {o.pue}, {o.electricity_kwh} per kWh, colocation {o.colo_kw_month:,.2f} per kW-month",
     )
 
 

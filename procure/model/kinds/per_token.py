@@ -21,6 +21,7 @@ from procure.model.kinds.base import (
     Kind,
     Parts,
     TaskCosts,
+    TermsRow,
     times_fx,
 )
 
@@ -147,11 +148,11 @@ def workbook_values(offer: Offer, metrics: dict[str, Any]) -> dict[str, Any]:
     return {"per_mtok_input": prices.input, "per_mtok_cached": cached, "per_mtok_output": prices.output}
 
 
-def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
+def terms_row(pricing: Pricing, currency: str) -> TermsRow:
     """('Per million tokens', '1.20 input, 4.80 output USD')."""
     prices = pricing.per_mtok
     assert prices is not None
-    return "Per million tokens", f"{prices.input:,.2f} input, {prices.output:,.2f} output {currency}"
+    return TermsRow("Per million tokens", f"{prices.input:,.2f} input, {prices.output:,.2f} output {currency}")
 
 
 def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:
