@@ -195,6 +195,12 @@ class OfferRecord(PerThousand):
         return kind.formula_lines(found)
 
     @property
+    def operated_by_us(self) -> bool:
+        """Bare metal or an owned cluster (its service kind): every operating job above the hardware is ours, so no
+        operator's tier speaks for it."""
+        return self.kind in ("bare_metal", "owned")
+
+    @property
     def per_task(self) -> bool:
         """Priced per successful task (per token): no GPUs to staff or fill."""
         return kind_named(self.pricing_basis).per_task
