@@ -220,8 +220,7 @@ class Kind:
     month_rule: what a served month of its cash flow pays (procure/analysis/cashflow.py): rent on the billed
     GPU-hours with fees, staff, software and SLA credits; the token charges on the month's tasks; or owned
     equipment's running costs, with its capital at signing and at each replacement; rate: the price per GPU-hour
-    the offer states (None: the report derives it: index, owned); terms: the kind's terms in words for the
-    report's offer table, for a kind the template has no row of its own for; reserved_words: the GPUs reserved and
+    the offer states (None: the report derives it: index, owned); reserved_words: the GPUs reserved and
     the part of them owed, in words ('100 B200 GPUs reserved, 70 owed'), for a kind that reserves more than it owes
     (None: its GPUs are its commitment); per_task: the plan takes it as a pay-as-used source priced per task, never
     as GPUs: it has no GPU-hour (the per-token kind); equipment: the equipment an offer of the kind buys at an
@@ -272,7 +271,6 @@ class Kind:
     workbook_inputs: tuple[tuple[str, str, str], ...] = ()
     month_rule: Literal["rent", "tokens", "equipment"] = "rent"
     rate: Callable[[Pricing], float | None] = no_rate
-    terms: Callable[[Pricing], str] | None = None
     workbook_values: Callable[[Offer, dict[str, Any]], dict[str, Any]] | None = None
     reserved_words: Callable[[Offer, str], str | None] = no_reservation
     per_task: bool = False

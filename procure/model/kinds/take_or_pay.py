@@ -126,7 +126,6 @@ KIND = Kind(
     ),
     workbook_values=workbook_values,
     rate=rate,
-    terms=terms,
     reserved_words=reserved_words,
     terms_row=terms_row,
     memo_price=memo_price,
