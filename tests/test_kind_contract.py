@@ -1,8 +1,13 @@
 """The contract every offer kind keeps (procure/model/kinds/), checked the same way for each registered kind, the way
 scikit-learn's check_estimator runs every estimator: an offer of the kind is validated, compared, planned, given a
-cash flow and a what-if, written in the report's HTML, PDF and Markdown, and in the workbook, whose cells compute
-what procure computed. The kinds a test registers (tests/test_kind_cost_hooks.py's) go through the steps that ask the
-registry when they run: the cost model and the workbook. A new kind must name an offer of its own in EXAMPLES below.
+cash flow and a what-if, written in the report's HTML, PDF and Markdown (the rows of the formula box it writes give
+the figures beside them), and in the workbook, whose cells compute what procure computed. A new kind must name an
+offer of its own in EXAMPLES below.
+
+The kinds a test registers (tests/test_kind_cost_hooks.py's) go through the same steps: no offer file can state a
+field of their own (`Pricing` gains each registered kind's block when procure is imported), so each is registered in
+the GPU-hour kind's place, for the offers that state `pricing.gpu_hour` (alpha, bravo and charlie of
+tests/data/uncertainty_zero), in every module that asks the registry.
 
 A kind's own arithmetic, worked by hand, stays in its own module (tests/test_kind_<name>.py)."""
 
@@ -21,7 +26,7 @@ from test_kind_cost_hooks import FLOORED, LEASED, PER_CALL, POOLED
 from test_workbook_kinds import Sheet
 
 from procure.model import costing
-from procure.model.kinds import KINDS, kind_named, kind_of
+from procure.model.kinds import GPU_HOUR, KINDS, kind_named, kind_of
 
 ROOT = Path(__file__).parent.parent
 TAKE_OR_PAY = Path(__file__).parent / "data" / "take_or_pay"
@@ -37,6 +42,31 @@ EXAMPLES = {
 NAMES = [kind.name for kind in KINDS]
 # The kinds tests register (the cost model's hooks): each priced on northwind's row, its basis retyped
 TEST_REGISTRY = (LEASED, POOLED, FLOORED, PER_CALL)
+# ... and, in the GPU-hour kind's place, on the offers of a small workspace
+REGISTERED = {kind.name: replace(kind, field=GPU_HOUR.field) for kind in TEST_REGISTRY}
+SMALL = Path(__file__).parent / "data" / "uncertainty_zero"
+# Every module that holds the registry or the GPU-hour kind by name
+HOLDERS = (
+    "procure.model.kinds",
+    "procure.model.costing",
+    "procure.model.offer_inputs",
+    "procure.io.workspace_checks",
+    "procure.io.importers",
+    "procure.analysis.evaluate",
+    "procure.render.workbook",
+)
+
+
+def register(monkeypatch: pytest.MonkeyPatch, kind: Any) -> None:
+    """`kind` in the GPU-hour kind's place in every module that asks the registry."""
+    import importlib
+
+    registry = tuple(kind if k is GPU_HOUR else k for k in KINDS)
+    for name in HOLDERS:
+        module = importlib.import_module(name)
+        monkeypatch.setattr(module, "KINDS", registry)
+        if hasattr(module, "GPU_HOUR"):
+            monkeypatch.setattr(module, "GPU_HOUR", kind)
 
 
 class Workspace:
@@ -101,12 +131,17 @@ class Workspace:
         return self.get("workbook", make)
 
 
-_WORKSPACES: dict[Path, Workspace] = {}
+_WORKSPACES: dict[Path | str, Workspace] = {}
 
 
-@pytest.fixture(scope="module", params=NAMES)
-def kind(request: pytest.FixtureRequest) -> tuple[Any, Workspace, str]:
-    """(the kind, its example's workspace, its offer's id)."""
+@pytest.fixture(params=[*NAMES, *REGISTERED])
+def kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Workspace, str]:
+    """(the kind, its example's workspace, its offer's id); a kind a test registers is registered for the test, and
+    its workspace's documents are its own."""
+    if request.param in REGISTERED:
+        registered = REGISTERED[request.param]
+        register(monkeypatch, registered)
+        return registered, _WORKSPACES.setdefault(request.param, Workspace(SMALL)), "alpha"
     root, offer_id = EXAMPLES[request.param]
     return kind_named(request.param), _WORKSPACES.setdefault(root, Workspace(root)), offer_id
 
@@ -125,8 +160,7 @@ def test_every_registered_kind_names_an_offer_of_its_own():
 def test_the_kinds_rented_by_the_gpu_hour_are_those_that_take_a_discount_burst_and_commit_options():
     """Rented GPU-hours take a discount, a burst price, commit options and a billing unit; tokens and owned
     equipment do not (procure/model/kinds/base.py, Kind.rented)."""
-    rented = {"gpu_hour": True, "index": True, "per_token": False, "owned": False, "take_or_pay": True}
-    assert {k.name: k.rented for k in KINDS} == rented
+    assert {k.name for k in KINDS if not k.rented} == {"per_token", "owned"}
 
 
 def test_validate_reads_its_offer_as_of_its_kind_with_no_problem(kind):
@@ -193,11 +227,37 @@ def test_its_page_of_the_comparison_in_html_and_pdf_states_its_terms(kind):
 
     _, ws, offer_id = kind
     offer = _offer(ws, offer_id)
-    row = offer.pricing.kind_row(ws.comparison().workspace.config.currency)  # none for the plain GPU-hour price
+    found = offer.pricing.kind_row(offer.pricing.currency)
+    row = (found.label, found.words) if found else ()  # none for an on-demand price
     html, pdf = ws.offer_page(offer_id)
     html, pdf = unescape(html), " ".join(pdf.split())
     assert offer_id in html and all(words in html for words in row or ())
     assert f"Offer details {offer.vendor}" in pdf and all(" ".join(words.split()) in pdf for words in row or ())
+
+
+def test_its_rows_of_the_formula_box_give_the_figures_beside_them(kind):
+    """The rows the kind writes on its page (a GPU-hour's list price, rent and financing, or a per-task kind's own
+    row), their expressions evaluated as printed, give the evaluation's figures (tests/test_report_formulas.py reads
+    every row of the example's pages the same way)."""
+    from test_report_formulas import RELATIVE, ArithmeticTables, evaluate_expression
+
+    k, ws, offer_id = kind
+    ev = ws.comparison().evaluation
+    record = ev.offer(offer_id)
+    fx = ev.assumptions.fx.get(record.currency, 1.0) if record.currency != ev.currency else 1.0
+    lines = record.formula_lines(fx, ev.assumptions, ev.workload)
+    assert (lines.per_task is not None) == k.per_task  # a per-task kind words its own row, a GPU-hour kind its three
+    figures = (
+        {lines.per_task.step: ("rent_per_task", 1000)}
+        if lines.per_task
+        else {"List price": ("list_price", 1), "Rent": ("rent", 1), "Financing": ("financing", 1)}
+    )
+    parser = ArithmeticTables()
+    parser.feed(ws.offer_page(offer_id)[0])
+    rows = {step.split(" (")[0]: expression for step, expression, _ in parser.offers[offer_id]}
+    for step, (name, scale) in figures.items():
+        exact = record.metrics[name] * scale
+        assert evaluate_expression(rows[step]) == pytest.approx(exact, rel=RELATIVE, abs=5e-4), f"{step}: {rows[step]}"
 
 
 def test_the_markdown_ranking_lists_it_with_its_cost(kind):

@@ -14,16 +14,28 @@ from kindrows import TASKS_PER_GPU_HOUR, columns, cost_model, costs
 from procure.model import costing
 from procure.model.costing import Variation, cost_arrays, price_to_tie
 from procure.model.kinds import GPU_HOUR, KINDS
-from procure.model.kinds.base import TaskCosts
+from procure.model.kinds.base import Figure, FormulaLine, FormulaLines, TaskCosts, financing_line, times_fx
 
 HOOKS = ("list_price", "own_rent", "availability_rule", "price_floor", "task_costs")
-# A lease whose hour is its rate plus metered power at 0.25, with no discount or escalator on either.
-LEASED = replace(GPU_HOUR, name="leased", field="leased", own_rent=lambda col, fx, r: col["gpu_hour"] * fx + 0.25)
+# A lease whose hour is its rate plus metered power at 0.25, with no discount or escalator on either; its rows of
+# the report's formula box say so.
+LEASED = replace(
+    GPU_HOUR,
+    name="leased",
+    field="leased",
+    own_rent=lambda col, fx, r: col["gpu_hour"] * fx + 0.25,
+    formula_lines=lambda f: FormulaLines(
+        FormulaLine(("rate + metered power: ",), (Figure(f.rate, 4), *times_fx(f.fx), " + 0.25")),
+        FormulaLine((), (Figure(f.metrics["list_price"], 3),)),
+        financing_line(f),
+    ),
+)
 # A pool whose hours are won 90% of the time: availability = 0.9 x the reliability factor, whatever the SLA says.
 POOLED = replace(GPU_HOUR, name="pooled", field="pooled", availability_rule=lambda col, factor, a: 0.9 * factor)
 # A price that may not go below 3.50 a GPU-hour.
 FLOORED = replace(GPU_HOUR, name="floored", field="floored", price_floor=lambda col: np.full(len(col["basis"]), 3.5))
-# A price per call, 0.01 in the offer's currency, paid for failed calls too.
+# A price per call: its field states the price of 1,000 calls in the offer's currency (10.00: 0.01 a call), paid for
+# failed calls too; in the workbook, the price of a call over the share of calls that succeed.
 PER_CALL = replace(
     GPU_HOUR,
     name="per_call",
@@ -31,7 +43,21 @@ PER_CALL = replace(
     rented=False,
     per_task=True,
     task_costs=lambda col, wl, fx, term, esc, success, fte, fte_cost, tasks: TaskCosts(
-        0.01 * fx / success, 0.0, 0.0, 0.01 * fx / success, 0.01 * fx * 1e6 / wl.output_tokens
+        col["gpu_hour"] / 1000 * fx / success,
+        0.0,
+        0.0,
+        col["gpu_hour"] / 1000 * fx / success,
+        col["gpu_hour"] / 1000 * fx * 1e6 / wl.output_tokens,
+    ),
+    workbook_inputs=(("per_call", "Price per call (offer currency)", "#,##0.0000"),),
+    workbook_values=lambda offer, metrics: {"per_call": offer.pricing.gpu_hour / 1000},
+    workbook_cost=lambda k, ref: f"{k('per_call')}*{k('fx')}/({ref('success_rate')}*{k('quality')})",
+    formula_lines=lambda f: FormulaLines(
+        per_task=FormulaLine(
+            ("the price of 1,000 calls over the share that succeed: ",),
+            (Figure(f.rate, 4), *times_fx(f.fx), " / ", Figure(f.metrics["success_rate"], 4)),
+            "Calls per 1,000 successful tasks",
+        )
     ),
 )
 
@@ -84,10 +110,11 @@ def test_a_kind_with_its_own_floor_has_no_price_to_tie_below_it(registry):
 
 def test_two_kinds_priced_per_task_each_keep_their_own_figures(registry):
     # per-token: (8,000 x 1.00 + 1,000 x 4.00) / 1e6 = 0.012 a task / success 0.9 = 0.013333; per million output
-    # tokens 0.013333 x 0.9 x 1e6 / 1,000 = 12.00. per call: 0.01 / 0.9 = 0.011111; 0.01 x 1e6 / 1,000 = 10.00
+    # tokens 0.013333 x 0.9 x 1e6 / 1,000 = 12.00. per call (10.00 a thousand calls): 0.01 / 0.9 = 0.011111;
+    # 0.01 x 1e6 / 1,000 = 10.00
     col = rows(
         {"basis": "per_token", "per_mtok_input": 1.0, "per_mtok_output": 4.0},
-        {"basis": "per_call"},
+        {"basis": "per_call", "gpu_hour": 10.0},
         {"basis": "gpu_hour", "gpu_hour": 3.0},
     )
     out = cost_arrays(col, cost_model())

@@ -7,6 +7,7 @@ import pytest
 from kindrows import TASKS_PER_GPU_HOUR, costs, example_offer, problems
 from pydantic import ValidationError
 
+from procure.model.kinds.base import TermsRow
 from procure.model.kinds.index_linked import KIND, IndexLinked, index_linked_rent
 
 
@@ -87,9 +88,9 @@ def test_its_rent_at_an_index_level_is_the_clamped_link_less_the_discount():
 def test_its_row_in_the_report_states_the_spread_floor_and_cap():
     """The example's corvid offer: spread -0.30, floor 3.50, cap 6.00 (USD); without a floor or cap only the spread."""
     pricing = example_offer("corvid-b200-idx").pricing
-    assert pricing.kind_row("USD") == ("Index-linked", "index -0.30, floor 3.50, cap 6.00 USD")
+    assert pricing.kind_row("USD") == TermsRow("Index-linked", "index -0.30, floor 3.50, cap 6.00 USD")
     bare = pricing.model_copy(update={"index_linked": IndexLinked(spread=0.25)})
-    assert bare.kind_row("EUR") == ("Index-linked", "index +0.25 EUR")
+    assert bare.kind_row("EUR") == TermsRow("Index-linked", "index +0.25 EUR")
 
 
 def test_its_memo_price_is_the_link_and_todays_rent():

@@ -7,6 +7,7 @@ import pytest
 from kindrows import TASKS_PER_GPU_HOUR, costs, example_offer, problems
 from pydantic import ValidationError
 
+from procure.model.kinds.base import TermsRow
 from procure.model.kinds.owned import KIND, OwnedCost, capital_recovery_factor
 
 # capex 40,000 a GPU over 5 years at 10%: CRF = 0.1 / (1 - 1.1^-5) = 0.1 / (1 - 0.620921) = 0.263797;
@@ -87,11 +88,11 @@ def test_its_equipment_is_the_capital_the_running_cost_and_the_life():
 def test_its_row_in_the_report_states_the_block_as_given():
     """BLOCK in words: 40,000 USD a GPU, the life, power, PUE and electricity as stated, colocation to the cent."""
     pricing = example_offer("own-b200-colo").pricing.model_copy(update={"owned": OwnedCost(**BLOCK)})
-    assert pricing.kind_row("USD") == (
+    assert pricing.kind_row("USD") == TermsRow(
         "Owned",
         "40,000 USD per GPU all-in, 5.0 years, 1.2 kW per GPU, PUE 1.3, 0.1 per kWh, colocation 150.00 per kW-month",
     )
-    # the GPU-hour price has rows of its own
+    # neither a block nor a price per GPU-hour: no row
     assert example_offer("corvid-b200-idx").pricing.model_copy(update={"index_linked": None}).kind_row("USD") is None
 
 

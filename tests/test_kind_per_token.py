@@ -8,6 +8,7 @@ import pytest
 from kindrows import costs, example_offer, problems
 
 from procure.model.inputs import RateLimits
+from procure.model.kinds.base import TermsRow
 from procure.model.kinds.per_token import KIND, PerMtok
 
 # input 1.00, cached 0.50, output 10.00 per million:
@@ -96,7 +97,7 @@ def test_the_plan_takes_it_per_task_never_as_gpus():
 def test_its_row_in_the_report_states_both_token_prices():
     """The example's lumen-forge offer: 0.90 input and 4.40 output USD per million tokens."""
     pricing = example_offer("lumen-forge-tokens").pricing
-    assert pricing.kind_row("USD") == ("Per million tokens", "0.90 input, 4.40 output USD")
+    assert pricing.kind_row("USD") == TermsRow("Per million tokens", "0.90 input, 4.40 output USD")
 
 
 def test_its_memo_price_is_both_token_prices():

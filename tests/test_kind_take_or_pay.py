@@ -18,6 +18,7 @@ from procure.analysis.evaluate import evaluate, evaluate_with_inputs
 from procure.io.importers import COLUMNS, NUMBER
 from procure.io.workspace import load_workspace
 from procure.model.kinds import KINDS
+from procure.model.kinds.base import TermsRow
 from procure.model.kinds.take_or_pay import KIND, TakeOrPay, bill
 
 DATA = Path(__file__).parent / "data" / "take_or_pay"
@@ -118,7 +119,7 @@ def test_the_plan_commits_to_the_floor_and_uses_the_rest_as_needed():
 def test_the_report_shows_its_rate_and_terms():
     pricing = load_workspace(DATA).offers[0].pricing
     assert pricing.rate == 3.10
-    assert pricing.kind_row("USD") == (
+    assert pricing.kind_row("USD") == TermsRow(
         "Pricing",
         "take-or-pay: 3.10 per GPU-hour used, at least 70% of the reserved GPU-hours owed every month",
     )

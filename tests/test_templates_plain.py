@@ -1,6 +1,6 @@
 """The report's templates format values they are given and compute nothing: no arithmetic in a Jinja expression, and
-no test of an offer's pricing basis (a kind works out its own formulas and words: `Kind.formula_terms`,
-`OfferRecord.formula_terms`). Read with Jinja's own parser, so that a formula's words in the page (its × and /) are
+no test of an offer's pricing basis (a kind works out its own formulas and words: `Kind.formula_lines`,
+`OfferRecord.formula_lines`). Read with Jinja's own parser, so that a formula's words in the page (its × and /) are
 text and only expressions count."""
 
 from __future__ import annotations

@@ -655,7 +655,7 @@ def tier_likelihood(record: OfferRecord) -> str:
     """An operator delivering less availability than expected: low for Platinum and Gold, medium for Silver (and for
     an owned cluster or bare metal, where the operating layer is ours), high otherwise."""
     return {"platinum": "low", "gold": "low", "silver": "medium"}.get(
-        operator_tier(record) or "", "medium" if record.kind in ("owned", "bare_metal") else "high"
+        operator_tier(record) or "", "medium" if record.operated_by_us else "high"
     )
 
 
@@ -701,7 +701,7 @@ def pros_and_cons(record: OfferRecord, ev: Evaluation, fig: MemoFigures) -> tupl
     customer = [j for j, owner in record.responsibilities.items() if owner != "provider"]
     if record.kind == "managed_serving" or not customer:
         pros.append(Fact("provider_runs"))
-    elif record.kind in ("bare_metal", "owned"):
+    elif record.operated_by_us:
         cons.append(Fact("we_operate", m.get("ops_fte") or 0.0))
     if t.pricing.prepay_fraction:
         cons.append(Fact("prepaid", t.pricing.prepay_fraction))

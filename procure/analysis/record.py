@@ -20,9 +20,9 @@ from procure.analysis.uncertainty import OfferRange, availability_distribution
 from procure.io.workspace import IndexLevel, Workspace
 from procure.model.costing import OUTPUT_COLUMNS
 from procure.model.grading import GradeResult
-from procure.model.inputs import OPERATING_JOBS, Offer
+from procure.model.inputs import OPERATING_JOBS, Assumptions, Offer, Workload
 from procure.model.kinds import kind_named, kind_of
-from procure.model.kinds.base import FormulaTerms
+from procure.model.kinds.base import FormulaInputs, FormulaLines
 from procure.model.performance import ThroughputReading, pareto_frontier, ttft_at
 from procure.model.rating import (
     UNRATED,
@@ -174,11 +174,31 @@ class OfferRecord(PerThousand):
     # What the report's pages show of the offer, worked out here so that its templates format values and compute
     # nothing (tests/test_templates_plain.py).
 
-    def formula_terms(self, fx: float, cost_of_capital: float) -> FormulaTerms:
-        """What the report's formula box shows of this offer's kind, worked out by the kind (`Kind.formula_terms`)."""
+    def formula_lines(self, fx: float, assumptions: Assumptions, workload: Workload) -> FormulaLines:
+        """The rows of the report's formula box this offer's kind writes (`Kind.formula_lines`), at the exchange rate
+        `fx` from its currency into the workspace's."""
         kind = kind_named(self.pricing_basis)
-        found = kind.formula_terms(self.terms.pricing, self.index_level, fx, cost_of_capital)
-        return FormulaTerms(tokens=kind.per_task, **found)
+        pricing = self.terms.pricing
+        found = FormulaInputs(
+            pricing=pricing,
+            currency=self.currency,
+            fx=fx,
+            rate=kind.rate(pricing),
+            index_level=self.index_level,
+            index_date=self.index_date,
+            cost_of_capital=assumptions.cost_of_capital,
+            term_months=self.term_months,
+            metrics=self.metrics,
+            escalated=self.escalated,
+            workload=workload,
+        )
+        return kind.formula_lines(found)
+
+    @property
+    def operated_by_us(self) -> bool:
+        """Bare metal or an owned cluster (its service kind): every operating job above the hardware is ours, so no
+        operator's tier speaks for it."""
+        return self.kind in ("bare_metal", "owned")
 
     @property
     def per_task(self) -> bool:

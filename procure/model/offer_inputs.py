@@ -32,6 +32,7 @@ from procure.model.input_types import (
     Text,
 )
 from procure.model.kinds import KINDS, kind_of
+from procure.model.kinds.base import TermsRow
 from procure.model.kinds.index_linked import IndexLinked
 from procure.model.kinds.owned import OwnedCost
 from procure.model.kinds.per_token import PerMtok
@@ -97,8 +98,8 @@ class _Pricing(Strict):
         """The price per GPU-hour the offer states, by its kind (`Kind.rate`; None where the cost model derives it)."""
         return kind_of(self).rate(self)  # type: ignore[arg-type]
 
-    def kind_row(self, currency: str) -> tuple[str, str] | None:
-        """The kind's row of the report's offer table: (label, its terms in words), None for the GPU-hour price."""
+    def kind_row(self, currency: str) -> TermsRow | None:
+        """The kind's row of the report's offer table (`Kind.terms_row`): its label and its terms in words."""
         kind = kind_of(self)  # type: ignore[arg-type]
         return kind.terms_row(self, currency) if kind.terms_row is not None else None  # type: ignore[arg-type]
 

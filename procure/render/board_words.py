@@ -40,7 +40,7 @@ def operator_words(record: OfferRecord) -> str:
     rating = record.rating
     published = rating.published_tier.capitalize() if rating.published_tier else None
     if not rating.rated:
-        if record.kind in ("owned", "bare_metal"):
+        if record.operated_by_us:
             return "we operate it"
         return f"none; published {published}" if published else "not rated (no evidence)"
     tier = (rating.tier or "no tier").capitalize()  # rated, but its evidence earns no tier

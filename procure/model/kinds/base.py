@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
@@ -42,22 +43,106 @@ def committed_gpus(offer: Offer) -> float:
     return 0.0 if offer.usage_billed else float(offer.gpus or 0)
 
 
-class FormulaTerms(NamedTuple):
-    """What the report's formula box shows of an offer's kind, worked out by the kind (the template formats it and
-    computes nothing): `tokens`, priced per token (its box is the tokens' arithmetic, no GPU-hours); `index_bound`,
-    index-linked: "floor" or "cap" when today's index plus the spread lies beyond it, "" when the spread applies (None:
-    not index-linked), at `bound_level` (the offer's currency); `crf`, owned: the capital recovery factor at the cost
-    of capital over the equipment's life (its list price is the capital recovered plus the running costs, its rent that
-    list price and its financing in the recovery)."""
+class TermsRow(NamedTuple):
+    """A kind's row of the report's offer table: its label, its terms in words, and whether they are a figure (set
+    right-aligned, as a price is)."""
 
-    tokens: bool = False
-    index_bound: str | None = None
-    bound_level: float | None = None
-    crf: float | None = None
+    label: str
+    words: str
+    numeric: bool = False
 
 
-def no_formula_terms(pricing: Pricing, index_level: float | None, fx: float, cost_of_capital: float) -> dict[str, Any]:
-    return {}
+class Figure(NamedTuple):
+    """A figure inside a printed formula: its value and the decimals it is written with (None: up to six significant
+    digits). The kind gives the number, the report writes it (`render/formats.plain`, the templates' `g`)."""
+
+    value: float | None
+    digits: int | None = None
+
+
+# A formula's text and figures in the order they are printed
+Parts = tuple["str | Figure", ...]
+
+
+class FormulaLine(NamedTuple):
+    """One row of the report's formula box: `words`, what the row computes (empty: the expression says it), then
+    `expr`, the expression with this offer's figures, which gives the figure printed beside it
+    (tests/test_report_formulas.py evaluates it); `step`, the row's name where the kind names it (a per-task row)."""
+
+    words: Parts
+    expr: Parts
+    step: str = ""
+
+
+class FormulaLines(NamedTuple):
+    """The rows of the report's formula box a kind writes: priced per GPU-hour, its list price, its rent and its
+    financing; priced per task, `per_task`, its own charges per 1,000 successful tasks in place of all three."""
+
+    list_price: FormulaLine | None = None
+    rent: FormulaLine | None = None
+    financing: FormulaLine | None = None
+    per_task: FormulaLine | None = None
+
+
+@dataclass(frozen=True)
+class FormulaInputs:
+    """What a kind's formula rows read of one offer (`OfferRecord.formula_lines`): its pricing and currency, the
+    exchange rate into the workspace's currency, its stated price per GPU-hour (`Kind.rate`), the index it was
+    priced at, the cost of capital, its term, its cost-model metrics, whether its escalators move its term's average
+    price, and the workload."""
+
+    pricing: Pricing
+    currency: str
+    fx: float
+    rate: float | None
+    index_level: float | None
+    index_date: date | None
+    cost_of_capital: float
+    term_months: int
+    metrics: dict[str, float | None]
+    escalated: bool
+    workload: Workload
+
+
+def times_fx(fx: float) -> Parts:
+    """' × fx' after an amount in the offer's currency; nothing when the offer is priced in the workspace's."""
+    return (" × ", Figure(fx)) if fx != 1.0 else ()
+
+
+def stated_price_line(f: FormulaInputs, words: str = "") -> FormulaLine:
+    """The list price a kind states per GPU-hour (`Kind.rate`), in the workspace's currency."""
+    words += f"price in {f.currency} × exchange rate: " if f.fx != 1.0 else ""
+    return FormulaLine((words,) if words else (), (Figure(f.rate, 4), *times_fx(f.fx)))
+
+
+def rent_line(f: FormulaInputs) -> FormulaLine:
+    """rent = list x (1 - discount) x the term's average escalator (when the escalators move it)."""
+    escalation: Parts = (" × ", Figure(f.metrics["escalation"], 6)) if f.escalated else ()
+    words = f"list × (1 − discount) × the escalators averaged over the {f.term_months}-month term: "
+    return FormulaLine(
+        (words,) if f.escalated else (),
+        (Figure(f.metrics["list_price"], 3), " × (1 − ", Figure(f.pricing.discount, 4), ")", *escalation),
+    )
+
+
+def financing_line(f: FormulaInputs) -> FormulaLine:
+    """financing = prepaid share x rent x cost of capital x months / 24 (the prepayment's average balance)."""
+    return FormulaLine(
+        ("prepaid × rent × cost of capital × months / 24: ",),
+        (
+            Figure(f.pricing.prepay_fraction, 4),
+            " × ",
+            Figure(f.metrics["rent"], 3),
+            " × ",
+            Figure(f.cost_of_capital, 4),
+            f" × {f.term_months} / 24",
+        ),
+    )
+
+
+def gpu_hour_lines(f: FormulaInputs) -> FormulaLines:
+    """A price per GPU-hour as stated, its rent and its financing."""
+    return FormulaLines(stated_price_line(f), rent_line(f), financing_line(f))
 
 
 @dataclass(frozen=True)
@@ -135,8 +220,7 @@ class Kind:
     month_rule: what a served month of its cash flow pays (procure/analysis/cashflow.py): rent on the billed
     GPU-hours with fees, staff, software and SLA credits; the token charges on the month's tasks; or owned
     equipment's running costs, with its capital at signing and at each replacement; rate: the price per GPU-hour
-    the offer states (None: the report derives it: index, owned); terms: the kind's terms in words for the
-    report's offer table, for a kind the template has no row of its own for; reserved_words: the GPUs reserved and
+    the offer states (None: the report derives it: index, owned); reserved_words: the GPUs reserved and
     the part of them owed, in words ('100 B200 GPUs reserved, 70 owed'), for a kind that reserves more than it owes
     (None: its GPUs are its commitment); per_task: the plan takes it as a pay-as-used source priced per task, never
     as GPUs: it has no GPU-hour (the per-token kind); equipment: the equipment an offer of the kind buys at an
@@ -145,13 +229,15 @@ class Kind:
     board_words: how the board memo's options table names its price (empty: its label); index_rent: for a kind
     priced off the index, its rent per GPU-hour at an index level (pricing, level, fx, shift:
     the price per GPU-hour moved by `shift` in the workspace's currency), in the term and at renewal (None: its price
-    does not follow the index by contract); terms_row: the report's offer-table row for its block, (label, its
-    terms in words) given the offer's currency (None: the GPU-hour price has rows of its own); memo_price: the board
+    does not follow the index by contract); terms_row: the report's offer-table row for its price, a TermsRow given the
+    offer's currency (None: no row); memo_price: the board
     memo's price line (pricing, the offer's currency, its cost-model metrics, the workspace's currency);
     prepay_financed: a prepayment to the vendor is financed at the cost of capital and at risk of the vendor's default
     (steps 2-3 of the cost model; False: the kind's hour is its own capital recovered, which already carries the cost
     of capital: owned); escalates: its price moves by the offer's escalators over the term (False: owned, whose hour
-    is its capital and running costs). The workbook's formulas ask these: a per_task kind has no GPU-hour, so its cost
+    is its capital and running costs); formula_lines: its rows of the report's formula box, words and the expression
+    with the offer's figures (FormulaLines; default: the stated price per GPU-hour, its rent and financing), which
+    the template prints as given. The workbook's formulas ask these: a per_task kind has no GPU-hour, so its cost
     per GPU-hour cells are blank; a kind whose prepay is not financed has none to finance.
 
     The cost model's own formulas for a kind (procure/model/costing.py, vectorised over the offers' columns, applied
@@ -185,14 +271,13 @@ class Kind:
     workbook_inputs: tuple[tuple[str, str, str], ...] = ()
     month_rule: Literal["rent", "tokens", "equipment"] = "rent"
     rate: Callable[[Pricing], float | None] = no_rate
-    terms: Callable[[Pricing], str] | None = None
     workbook_values: Callable[[Offer, dict[str, Any]], dict[str, Any]] | None = None
     reserved_words: Callable[[Offer, str], str | None] = no_reservation
     per_task: bool = False
     board_words: str = ""
     equipment: Callable[[Offer, float], Equipment] | None = None
     index_rent: Callable[[Pricing, float, float, float], float] | None = None
-    terms_row: Callable[[Pricing, str], tuple[str, str]] | None = None
+    terms_row: Callable[[Pricing, str], TermsRow | None] | None = None
     memo_price: Callable[[Pricing, str, dict[str, Any], str], str] | None = None
     prepay_financed: bool = True
     escalates: bool = True
@@ -201,7 +286,7 @@ class Kind:
     availability_rule: AvailabilityRule | None = None
     price_floor: PriceFloor | None = None
     task_costs: TaskCostsRule | None = None
-    formula_terms: Callable[[Pricing, float | None, float, float], dict[str, Any]] = no_formula_terms
+    formula_lines: Callable[[FormulaInputs], FormulaLines] = gpu_hour_lines
 
     def selected(self, pricing: Pricing) -> bool:
         """The offer states this kind's field."""

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from procure.model.kinds.base import Kind
+from procure.model.kinds.base import (
+    FormulaInputs,
+    FormulaLines,
+    Kind,
+    TermsRow,
+    financing_line,
+    rent_line,
+    stated_price_line,
+)
 
 if TYPE_CHECKING:
     from procure.model.inputs import Pricing
@@ -30,12 +38,27 @@ def rate(pricing: Pricing) -> float | None:
     return pricing.burst.gpu_hour if pricing.burst is not None else None
 
 
+def terms_row(pricing: Pricing, currency: str) -> TermsRow | None:
+    """('Price per GPU-hour', '3.95 USD'), a figure; none for an on-demand offer that states only its burst price."""
+    if pricing.gpu_hour is None:
+        return None
+    return TermsRow("Price per GPU-hour", f"{round(pricing.gpu_hour, 2) + 0.0:,.2f} {currency}", numeric=True)
+
+
 def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:
     """'5.20 USD per GPU-hour, 10% discount'; a pure on-demand offer: its burst price, billed as used."""
     if pricing.gpu_hour is None and pricing.burst is not None:  # on demand only: billed as used, nothing committed
         return f"{pricing.burst.gpu_hour:.2f} {currency} per GPU-hour on demand, billed as used"
     discount = f", {pricing.discount:.0%} discount" if pricing.discount else ""
     return f"{pricing.gpu_hour:.2f} {currency} per GPU-hour{discount}"
+
+
+def formula_lines(f: FormulaInputs) -> FormulaLines:
+    """The stated price per GPU-hour (an on-demand offer's: its pay-as-used price), its rent and financing."""
+    on_demand = f.pricing.gpu_hour is None and f.pricing.burst is not None
+    return FormulaLines(
+        stated_price_line(f, "pay-as-used price: " if on_demand else ""), rent_line(f), financing_line(f)
+    )
 
 
 KIND = Kind(
@@ -46,5 +69,7 @@ KIND = Kind(
     scale_price=scale_price,
     rate=rate,
     memo_price=memo_price,
+    terms_row=terms_row,
+    formula_lines=formula_lines,
     price_words="a fixed price per GPU-hour",
 )

@@ -8,7 +8,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from procure.model.fields import NonNegative, Number, Positive, Strict
-from procure.model.kinds.base import Add, Columns, Kind
+from procure.model.kinds.base import (
+    Add,
+    Columns,
+    Figure,
+    FormulaInputs,
+    FormulaLine,
+    FormulaLines,
+    Kind,
+    TermsRow,
+    financing_line,
+    rent_line,
+    times_fx,
+)
 
 if TYPE_CHECKING:
     from procure.model.inputs import Offer, Pricing
@@ -54,7 +66,7 @@ def index_rent(pricing: Pricing, index_level: float, fx: float, shift: float = 0
     return index_linked_rent(index_level, linked.spread + shift / fx, linked.floor, linked.cap, fx, pricing.discount)
 
 
-def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
+def terms_row(pricing: Pricing, currency: str) -> TermsRow:
     """('Index-linked', 'index -0.30, floor 3.50, cap 6.00 USD')."""
     linked = pricing.index_linked
     assert linked is not None
@@ -63,7 +75,7 @@ def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
         words += f", floor {linked.floor:,.2f}"
     if linked.cap is not None:
         words += f", cap {linked.cap:,.2f}"
-    return "Index-linked", f"{words} {currency}"
+    return TermsRow("Index-linked", f"{words} {currency}")
 
 
 def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:
@@ -124,17 +136,20 @@ def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: 
     )
 
 
-def formula_terms(pricing: Pricing, index_level: float | None, fx: float, cost_of_capital: float) -> dict[str, Any]:
-    """Which term sets today's list price: the floor when index + spread (x fx) lies below it, the cap when above,
-    else the spread ("")."""
-    linked = pricing.index_linked
+def formula_lines(f: FormulaInputs) -> FormulaLines:
+    """Today's list price: index + spread (x fx), or the floor or the cap (x fx) when index + spread lies beyond it;
+    its rent and financing as for any price per GPU-hour."""
+    linked = f.pricing.index_linked
     assert linked is not None
-    raw = (index_level or 0.0) + linked.spread * fx
-    if linked.floor is not None and raw < linked.floor * fx:
-        return {"index_bound": "floor", "bound_level": linked.floor}
-    if linked.cap is not None and raw > linked.cap * fx:
-        return {"index_bound": "cap", "bound_level": linked.cap}
-    return {"index_bound": ""}
+    raw = (f.index_level or 0.0) + linked.spread * f.fx
+    words = f"index on {f.index_date} + spread, within floor and cap: "
+    if linked.floor is not None and raw < linked.floor * f.fx:
+        price = FormulaLine((words, "at the floor "), (Figure(linked.floor, 4), *times_fx(f.fx)))
+    elif linked.cap is not None and raw > linked.cap * f.fx:
+        price = FormulaLine((words, "at the cap "), (Figure(linked.cap, 4), *times_fx(f.fx)))
+    else:
+        price = FormulaLine((words,), (Figure(f.index_level, 4), " + ", Figure(linked.spread, 4), *times_fx(f.fx)))
+    return FormulaLines(price, rent_line(f), financing_line(f))
 
 
 KIND = Kind(
@@ -153,6 +168,6 @@ KIND = Kind(
     terms_row=terms_row,
     memo_price=memo_price,
     template_flow=True,
-    formula_terms=formula_terms,
+    formula_lines=formula_lines,
     price_words="the market index plus a spread, between a floor and a cap",
 )

@@ -11,7 +11,21 @@ import numpy as np
 from pydantic import Field
 
 from procure.model.fields import NonNegative, Number, Positive, Strict
-from procure.model.kinds.base import HOURS_PER_MONTH, HOURS_PER_YEAR, Add, Columns, Equipment, Kind
+from procure.model.kinds.base import (
+    HOURS_PER_MONTH,
+    HOURS_PER_YEAR,
+    Add,
+    Columns,
+    Equipment,
+    Figure,
+    FormulaInputs,
+    FormulaLine,
+    FormulaLines,
+    Kind,
+    Parts,
+    TermsRow,
+    times_fx,
+)
 
 if TYPE_CHECKING:
     from procure.model.inputs import Assumptions, Offer, Pricing
@@ -88,14 +102,15 @@ def equipment(offer: Offer, fx: float) -> Equipment:
     return Equipment(owned.capex_per_gpu * fx * (offer.gpus or 0), running * fx, owned.life_years)
 
 
-def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
+def terms_row(pricing: Pricing, currency: str) -> TermsRow:
     """('Owned', '40,000 USD per GPU all-in, 5.0 years, 1.2 kW per GPU, PUE 1.3, 0.1 per kWh, colocation 150.00 per
     kW-month'): the block's figures as stated."""
     o = pricing.owned
     assert o is not None
-    return "Owned", (
+    return TermsRow(
+        "Owned",
         f"{o.capex_per_gpu:,.0f} {currency} per GPU all-in, {o.life_years} years, {o.power_kw_per_gpu} kW per GPU, "
-        f"PUE {o.pue}, {o.electricity_kwh} per kWh, colocation {o.colo_kw_month:,.2f} per kW-month"
+        f"PUE {o.pue}, {o.electricity_kwh} per kWh, colocation {o.colo_kw_month:,.2f} per kW-month",
     )
 
 
@@ -118,10 +133,39 @@ def scale_price(pricing: Pricing, factor: float, index_level: float | None, fx: 
     )
 
 
-def formula_terms(pricing: Pricing, index_level: float | None, fx: float, cost_of_capital: float) -> dict[str, Any]:
-    """The capital recovery factor the list price recovers the capex by."""
-    assert pricing.owned is not None
-    return {"crf": float(capital_recovery_factor(cost_of_capital, pricing.owned.life_years))}
+def formula_lines(f: FormulaInputs) -> FormulaLines:
+    """The list price is the hour `rent` works out: capex x CRF / 8,760 + kW x PUE x electricity + colocation x kW /
+    730 (x fx, the offer's amounts in its currency); the rent is that list price (no discount or escalator), and the
+    financing is in the capital recovery."""
+    o = f.pricing.owned
+    assert o is not None
+    crf = Figure(float(capital_recovery_factor(f.cost_of_capital, o.life_years)), 5)
+    hour: Parts = (
+        Figure(o.capex_per_gpu),
+        " × ",
+        crf,
+        " / ",
+        Figure(HOURS_PER_YEAR),
+        " + ",
+        Figure(o.power_kw_per_gpu),
+        " × ",
+        Figure(o.pue),
+        " × ",
+        Figure(o.electricity_kwh),
+        " + ",
+        Figure(o.colo_kw_month),
+        " × ",
+        Figure(o.power_kw_per_gpu),
+        " / ",
+        Figure(HOURS_PER_MONTH),
+    )
+    words = ("capex × CRF / 8,760 + kW × PUE × electricity + colocation × kW / 730, CRF ", crf, ": ")
+    price = FormulaLine(words, ("(", *hour, ")", *times_fx(f.fx)) if f.fx != 1.0 else hour)
+    return FormulaLines(
+        price,
+        FormulaLine((), (Figure(f.metrics["list_price"], 3),)),
+        FormulaLine(("in the capital recovery: ",), ("0",)),
+    )
 
 
 KIND = Kind(
@@ -137,7 +181,7 @@ KIND = Kind(
     scale_price=scale_price,
     month_rule="equipment",
     prepay_financed=False,
-    formula_terms=formula_terms,
+    formula_lines=formula_lines,
     escalates=False,
     equipment=equipment,
     own_rent=rent,

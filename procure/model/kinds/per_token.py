@@ -11,7 +11,19 @@ import numpy as np
 from pydantic import Field
 
 from procure.model.fields import NonNegative, Positive, Strict
-from procure.model.kinds.base import Add, Columns, Kind, TaskCosts
+from procure.model.kinds.base import (
+    Add,
+    Columns,
+    Figure,
+    FormulaInputs,
+    FormulaLine,
+    FormulaLines,
+    Kind,
+    Parts,
+    TaskCosts,
+    TermsRow,
+    times_fx,
+)
 
 if TYPE_CHECKING:
     from procure.model.inputs import Offer, Pricing, Workload
@@ -136,11 +148,11 @@ def workbook_values(offer: Offer, metrics: dict[str, Any]) -> dict[str, Any]:
     return {"per_mtok_input": prices.input, "per_mtok_cached": cached, "per_mtok_output": prices.output}
 
 
-def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
+def terms_row(pricing: Pricing, currency: str) -> TermsRow:
     """('Per million tokens', '1.20 input, 4.80 output USD')."""
     prices = pricing.per_mtok
     assert prices is not None
-    return "Per million tokens", f"{prices.input:,.2f} input, {prices.output:,.2f} output {currency}"
+    return TermsRow("Per million tokens", f"{prices.input:,.2f} input, {prices.output:,.2f} output {currency}")
 
 
 def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: str) -> str:
@@ -148,6 +160,29 @@ def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: s
     prices = pricing.per_mtok
     assert prices is not None
     return f"{prices.input:.2f} input and {prices.output:.2f} output {currency} per million tokens"
+
+
+def formula_lines(f: FormulaInputs) -> FormulaLines:
+    """Its charges per 1,000 successful tasks: the tokens a task uses at the prices per million (a cached share of
+    the input at the cached price), x fx, x the term's average escalator, over the share of tasks that succeed."""
+    prices = f.pricing.per_mtok
+    assert prices is not None
+    wl, share = f.workload, f.workload.cached_input_share or 0
+    words: Parts = ()
+    input_price: Parts = (Figure(prices.input),)
+    if share:
+        words = (
+            "input tokens × ((1 − cached share) × input price + cached share × cached price) + output tokens × "
+            "output price: ",
+        )
+        cached = prices.cached_input if prices.cached_input is not None else prices.input
+        input_price = ("((1 − ", Figure(share, 4), ") × ", *input_price, " + ", Figure(share, 4), " × ")
+        input_price += (Figure(cached), ")")
+    escalation: Parts = (" × ", Figure(f.metrics["escalation"], 6)) if f.escalated else ()
+    expr = ("(", Figure(wl.input_tokens), " × ", *input_price, " + ", Figure(wl.output_tokens), " × ")
+    expr += (Figure(prices.output), ") / 1,000,000", *times_fx(f.fx), *escalation)
+    expr += (" / ", Figure(f.metrics["success_rate"], 4), " × 1,000")
+    return FormulaLines(per_task=FormulaLine(words, expr, "Tokens per 1,000 successful tasks"))
 
 
 KIND = Kind(
@@ -173,6 +208,7 @@ KIND = Kind(
     task_costs=costs,
     terms_row=terms_row,
     memo_price=memo_price,
+    formula_lines=formula_lines,
     template_flow=True,
     price_words="a price per million input and output tokens",
 )

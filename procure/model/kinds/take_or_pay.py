@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from procure.model.fields import Positive, PositiveFraction, Strict
-from procure.model.kinds.base import HOURS_PER_MONTH, Add, Kind
+from procure.model.kinds.base import HOURS_PER_MONTH, Add, Kind, TermsRow
 
 if TYPE_CHECKING:
     from procure.model.inputs import Offer, Pricing
@@ -90,8 +90,8 @@ def memo_price(pricing: Pricing, currency: str, metrics: dict[str, Any], ours: s
     return f"{terms(pricing)}, in {currency}"
 
 
-def terms_row(pricing: Pricing, currency: str) -> tuple[str, str]:
-    return "Pricing", terms(pricing)
+def terms_row(pricing: Pricing, currency: str) -> TermsRow:
+    return TermsRow("Pricing", terms(pricing))
 
 
 def workbook_values(offer: Offer, metrics: dict[str, Any]) -> dict[str, Any]:
@@ -126,7 +126,6 @@ KIND = Kind(
     ),
     workbook_values=workbook_values,
     rate=rate,
-    terms=terms,
     reserved_words=reserved_words,
     terms_row=terms_row,
     memo_price=memo_price,
