@@ -122,7 +122,31 @@ def gather_extras(
             extras.hedge_missing = (
                 "Hedging recommendation: not available (" + "; ".join(str(p) for p in exc.problems) + ")."
             )
-    quotes = None if board else ws.quotes  # market/quotes.csv, read by the workspace (None: there is none)
+    if not board:  # the board memo shows no rental price benchmark
+        _benchmarks(ws, ev, extras)
+    if pending_cases is not None:
+        from procure.analysis.scenarios import football_field
+
+        extras.cases = pending_cases()
+        if not board:
+            extras.football = football_field(ev, extras.cases)
+    if not board:
+        extras.scorecard = scorecard_chapter(ws, ev)
+    extras.odds = cheapest_odds(ev)
+    extras.index_note = index_note(ev)
+    extras.standing = position_view(ev, extras.position)
+    if board:
+        from procure.analysis.memo import memo_figures
+
+        extras.memo = memo_figures(
+            ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, extras.recommendation
+        )
+    return extras
+
+
+def _benchmarks(ws: Workspace, ev: Evaluation, extras: ReportExtras) -> None:
+    """The comparison's rental price benchmarks, each series from what market/quotes.csv holds."""
+    quotes = ws.quotes  # market/quotes.csv, read by the workspace (None: there is none)
     if quotes is not None:
         from procure.analysis.market import Filters, build_index, scope_adjustments, settings_from
 
@@ -148,24 +172,6 @@ def gather_extras(
                 extras.benchmark = build
             else:
                 extras.benchmark_series[key] = build
-    if pending_cases is not None:
-        from procure.analysis.scenarios import football_field
-
-        extras.cases = pending_cases()
-        if not board:
-            extras.football = football_field(ev, extras.cases)
-    if not board:
-        extras.scorecard = scorecard_chapter(ws, ev)
-    extras.odds = cheapest_odds(ev)
-    extras.index_note = index_note(ev)
-    extras.standing = position_view(ev, extras.position)
-    if board:
-        from procure.analysis.memo import memo_figures
-
-        extras.memo = memo_figures(
-            ev, extras.cases, extras.position, extras.hedge, extras.hedge_missing, extras.plan, extras.recommendation
-        )
-    return extras
 
 
 def _finished(pending: Callable[[], object] | None) -> None:
