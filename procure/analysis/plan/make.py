@@ -60,7 +60,7 @@ from procure.analysis.plan.result import (
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
 from procure.analysis.plan.single import single_offer
 from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, solve_plan, vendor_shares_ok
-from procure.analysis.plan.stress import stress
+from procure.analysis.plan.stress import Fixed, stress
 from procure.analysis.scenarios import claim_low_end
 from procure.analysis.unserved import market_unserved_price
 from procure.errors import InputError, Problem
@@ -300,12 +300,7 @@ def _stress(ws: Workspace, s: SolvedPlan) -> PlanStress:
     throughput at the low end of its range."""
     pick, ev = s.pick, s.ev
     return stress(
-        pick.cands,
-        pick.units,
-        pick.nodes,
-        pick.in_plan,
-        s.scen,
-        s.penalty,
+        Fixed(pick.cands, pick.units, pick.nodes, pick.in_plan, s.scen, s.penalty),
         s.delta,
         index_linked={o.id for o in ev.offers if kind_of(o.terms.pricing).index_rent is not None},
         claims={o.id for o in ev.offers if o.points_source == "vendor_claim"},
