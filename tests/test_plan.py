@@ -424,9 +424,9 @@ def test_the_frontiers_solves_stop_on_work_not_on_the_clock(tmp_path, monkeypatc
     seen = []
     real = solving.run_milp
 
-    def recording(c, A, row_lb, row_ub, integrality, lb, ub, options):
-        seen.append(dict(options))
-        return real(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    def recording(program):
+        seen.append(dict(program.options))
+        return real(program)
 
     monkeypatch.setattr(solving, "run_milp", recording)
     result = plan_for(tmp_path, *newsvendor(4.0, 6.0), frontier=True)
