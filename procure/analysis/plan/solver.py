@@ -252,14 +252,8 @@ def solve_plan(cands: list[Candidate], setting: Setting, node_limit: int | None 
     """Solve, then refine until the answer holds on every scenario: bands that straddle a breakpoint of the chosen
     plan are split (the banded cost is then exact for it), and paths whose cost exceeds the CVaR threshold join the
     CVaR's paths (the CVaR is then the CVaR on every path, and a limit holds on all of them)."""
-    scen, policy, delta, risk, money, penalty = (
-        setting.scen,
-        setting.policy,
-        setting.delta,
-        setting.risk,
-        setting.money,
-        setting.penalty,
-    )
+    s = setting
+    scen, policy, delta, risk, money, penalty = s.scen, s.policy, s.delta, s.risk, s.money, s.penalty
     H = scen.months
     bands = initial_bands(scen, policy.levels)
     tail = initial_tail(scen, policy.cvar_alpha) if risk.active else None
