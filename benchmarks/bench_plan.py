@@ -36,7 +36,7 @@ from procure.analysis.evaluate import evaluate_with_inputs  # noqa: E402
 from procure.analysis.plan import make_plan  # noqa: E402
 from procure.analysis.plan.candidates import candidates  # noqa: E402
 from procure.analysis.plan.discount import discount_factors  # noqa: E402
-from procure.analysis.plan.program import Risk, build_model, solver_scales  # noqa: E402
+from procure.analysis.plan.program import Risk, Setting, build_model, solver_scales  # noqa: E402
 from procure.io.workspace import load_workspace  # noqa: E402
 from procure.model.demand import scenarios as demand_scenarios  # noqa: E402
 
@@ -99,7 +99,7 @@ def build_only(root: Path) -> tuple[float, float, dict[str, int]]:
     )
     delta = discount_factors(scen.months, ws.config.assumptions.cost_of_capital)
     money, tasks = solver_scales(cands, scen)
-    model = build_model(cands, scen, ws.config.plan, delta, Risk(), money, tasks)
+    model = build_model(cands, Setting(scen, ws.config.plan, delta, Risk(), money, tasks))
     A, _, _ = model.matrix()
     size = {
         "candidates": len(cands),

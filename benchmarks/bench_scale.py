@@ -42,7 +42,7 @@ def cold(command: list[str], env: dict[str, str], cache: str) -> Run:
 
 
 SOLVES = """
-import os, sys, time
+import dataclasses, os, sys, time
 import numpy as np
 import procure.analysis.milp as cache
 from procure.cli import main
@@ -50,11 +50,11 @@ real, spent = cache.run_milp, []
 report, sys.stdout = sys.stdout, open(os.devnull, "w")  # the command's JSON is not wanted here
 log = sys.argv[3] == "log"  # HiGHS prints its own log (presolve, root node, cuts) on the standard output
 
-def timed(c, A, row_lb, row_ub, integrality, lb, ub, options):
+def timed(p):
     start = time.process_time()
-    found = real(c, A, row_lb, row_ub, integrality, lb, ub, {**options, "disp": True} if log else options)
+    found = real(dataclasses.replace(p, options={**p.options, "disp": True}) if log else p)
     spent.append(time.process_time() - start)
-    print(f"  solve: {len(c):,} variables, {A.shape[0]:,} rows, {int(np.sum(integrality)):,} whole, status {found.status}: {spent[-1]:.1f} s CPU", file=report, flush=True)
+    print(f"  solve: {len(p.c):,} variables, {p.A.shape[0]:,} rows, {int(np.sum(p.integrality)):,} whole, status {found.status}: {spent[-1]:.1f} s CPU", file=report, flush=True)
     return found
 
 cache.run_milp = timed

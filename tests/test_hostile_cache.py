@@ -54,7 +54,7 @@ def solver_calls(monkeypatch):
 
 
 def entry_path(cache) -> os.PathLike:
-    return cache / f"{solvecache.program_key(**PROGRAM)}.npz"
+    return cache / f"{solvecache.program_key(solvecache.Milp(**PROGRAM))}.npz"
 
 
 def assert_the_optimum(found) -> None:
@@ -76,7 +76,8 @@ def test_a_feasible_costlier_solution_under_the_right_key_is_never_reported_opti
 def test_an_entry_made_with_another_users_key_is_solved_afresh(cache, solver_calls, tmp_path, monkeypatch):
     # The forger runs procure itself with a key of their own and plants its entry (a restored CI cache).
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "forger"))
-    solvecache.store(solvecache.program_key(**PROGRAM), solvecache.Solution(np.array([3.0, 1.0]), 0, -19.0, 0.0))
+    key = solvecache.program_key(solvecache.Milp(**PROGRAM))
+    solvecache.store(key, solvecache.Solution(np.array([3.0, 1.0]), 0, -19.0, 0.0))
     assert entry_path(cache).is_file()
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     assert_the_optimum(solving.solve_milp(**PROGRAM))

@@ -372,7 +372,7 @@ def model_size(offers: int, scenarios: int, months: int) -> tuple[int, int, int]
     with every scenario its own demand level."""
     from procure.analysis.plan.candidates import Candidate, Commit, Source
     from procure.analysis.plan.discount import discount_factors
-    from procure.analysis.plan.program import Risk, build_model
+    from procure.analysis.plan.program import Risk, Setting, build_model
     from procure.model.demand import Scenarios
     from procure.model.inputs import PlanConfig
 
@@ -395,7 +395,7 @@ def model_size(offers: int, scenarios: int, months: int) -> tuple[int, int, int]
         7,
     )
     policy = PlanConfig(levels=max(scenarios, 2), max_vendor_share=0.7)
-    model = build_model(cands, scen, policy, discount_factors(months, 0.1), Risk(weight=1.0), 1e6, 1e6)
+    model = build_model(cands, Setting(scen, policy, discount_factors(months, 0.1), Risk(weight=1.0), 1e6, 1e6))
     return len(model.c), model.nrows, model.nonzeros
 
 
@@ -424,9 +424,9 @@ def test_the_frontiers_solves_stop_on_work_not_on_the_clock(tmp_path, monkeypatc
     seen = []
     real = solving.run_milp
 
-    def recording(c, A, row_lb, row_ub, integrality, lb, ub, options):
-        seen.append(dict(options))
-        return real(c, A, row_lb, row_ub, integrality, lb, ub, options)
+    def recording(program):
+        seen.append(dict(program.options))
+        return real(program)
 
     monkeypatch.setattr(solving, "run_milp", recording)
     result = plan_for(tmp_path, *newsvendor(4.0, 6.0), frontier=True)
@@ -446,7 +446,7 @@ def test_the_vendor_switches_leave_the_best_plan_unchanged():
 
     from procure.analysis.plan.candidates import Candidate, Commit, Source
     from procure.analysis.plan.discount import discount_factors
-    from procure.analysis.plan.program import Risk, build_model
+    from procure.analysis.plan.program import Risk, Setting, build_model
     from procure.model.demand import Scenarios
     from procure.model.inputs import PlanConfig
 
@@ -475,13 +475,15 @@ def test_the_vendor_switches_leave_the_best_plan_unchanged():
     )
     model = build_model(
         cands,
-        scen,
-        PlanConfig(levels=count, max_vendor_share=0.7),
-        discount_factors(months, 0.1),
-        Risk(),
-        1e5,
-        1e6,
-        penalty=1e-3,
+        Setting(
+            scen,
+            PlanConfig(levels=count, max_vendor_share=0.7),
+            discount_factors(months, 0.1),
+            Risk(),
+            1e5,
+            1e6,
+            penalty=1e-3,
+        ),
     )
     A, lo, hi = model.matrix()
     first = {name: row for row, name in model.row_names}

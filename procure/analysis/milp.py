@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from procure.io.solvecache import INFEASIBLE, Solution, inputs_key, load, program_key, store
+from procure.io.solvecache import INFEASIBLE, Milp, Solution, inputs_key, load, program_key, store
 
 TOLERANCE = 1e-6  # feasibility of a kept solution, relative to the size of each row's terms
 T = TypeVar("T")
@@ -37,23 +37,13 @@ def within_bounds(
     return bool(abs(float(c @ x) - fun) <= 1e-9 * max(1.0, abs(fun)))
 
 
-def satisfies(
-    x: np.ndarray,
-    fun: float,
-    c: np.ndarray,
-    A: Any,
-    row_lb: np.ndarray,
-    row_ub: np.ndarray,
-    integrality: np.ndarray,
-    lb: np.ndarray,
-    ub: np.ndarray,
-) -> bool:
+def satisfies(x: np.ndarray, fun: float, p: Milp) -> bool:
     """Whether `x` is a solution of the program with objective `fun` (a damaged or edited file is not)."""
-    if not within_bounds(x, fun, c, integrality, lb, ub):
+    if not within_bounds(x, fun, p.c, p.integrality, p.lb, p.ub):
         return False
-    scale = abs(A).sum(axis=1) * np.maximum(1.0, np.abs(x).max()) + 1.0  # a row's terms, for a relative tolerance
-    rows = A @ x
-    return not (np.any(rows < row_lb - TOLERANCE * scale) or np.any(rows > row_ub + TOLERANCE * scale))
+    scale = abs(p.A).sum(axis=1) * np.maximum(1.0, np.abs(x).max()) + 1.0  # a row's terms, for a relative tolerance
+    rows = p.A @ x
+    return not (np.any(rows < p.row_lb - TOLERANCE * scale) or np.any(rows > p.row_ub + TOLERANCE * scale))
 
 
 def interruptible(call: Callable[[], T]) -> T:
@@ -132,11 +122,9 @@ def solve_milp(
     options: dict[str, object],
 ) -> Solution:
     """scipy's `milp` (HiGHS), or the kept solution of the very same program."""
+    program = Milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
     return _kept_or_solved(
-        program_key(c, A, row_lb, row_ub, integrality, lb, ub, options),
-        len(c),
-        lambda x, fun: satisfies(x, fun, c, A, row_lb, row_ub, integrality, lb, ub),
-        lambda: run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options),
+        program_key(program), len(c), lambda x, fun: satisfies(x, fun, program), lambda: run_milp(program)
     )
 
 
@@ -158,7 +146,7 @@ def solve_built(
 
     def solve() -> Solution:
         A, row_lb, row_ub = rows()
-        return run_milp(c, A, row_lb, row_ub, integrality, lb, ub, options)
+        return run_milp(Milp(c, A, row_lb, row_ub, integrality, lb, ub, options))
 
     return _kept_or_solved(
         inputs_key(inputs, options), len(c), lambda x, fun: within_bounds(x, fun, c, integrality, lb, ub), solve
@@ -180,16 +168,7 @@ def _kept_or_solved(
     return solution
 
 
-def run_milp(
-    c: np.ndarray,
-    A: Any,
-    row_lb: np.ndarray,
-    row_ub: np.ndarray,
-    integrality: np.ndarray,
-    lb: np.ndarray,
-    ub: np.ndarray,
-    options: dict[str, object],
-) -> Solution:
+def run_milp(p: Milp) -> Solution:
     """scipy's `milp` (HiGHS), interruptible; nothing read or kept."""
     import warnings
 
@@ -201,11 +180,11 @@ def run_milp(
         )  # SciPy warns that HiGHS options pass to HiGHS verbatim (they do)
         result = interruptible(
             lambda: milp(
-                c,
-                constraints=LinearConstraint(A, row_lb, row_ub),
-                integrality=integrality,
-                bounds=Bounds(lb, ub),
-                options=dict(options),
+                p.c,
+                constraints=LinearConstraint(p.A, p.row_lb, p.row_ub),
+                integrality=p.integrality,
+                bounds=Bounds(p.lb, p.ub),
+                options=dict(p.options),
             )
         )  # milp pops keys
     gap = getattr(result, "mip_gap", None)

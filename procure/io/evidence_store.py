@@ -144,64 +144,62 @@ def store_evidence(
 
     folder = Path(root) / ACTUALS / offer_id
     with evidence_lock(root):
-        problems: list[Problem] = []
-        files: dict[str, str | bytes] = {}
-        notes: list[str] = []
+        m = _Merge(folder, incoming, size, display)
         if incoming.metrics:
-            _merge_metrics(folder, incoming, size, display, files, notes, problems)
+            _merge_metrics(m)
         if incoming.invoices:
-            _merge_invoices(folder, incoming, size, display, files, notes, problems)
+            _merge_invoices(m)
         if incoming.credits:
-            _merge_credits(folder, incoming, files, notes, problems)
+            _merge_credits(m)
         if incoming.incidents:
-            _merge_incident_csv(folder, incoming.incidents, files, notes, problems)
+            _merge_incident_csv(m)
         if incoming.statuspage:
-            _merge_statuspage(folder, incoming, files, notes, problems)
-        if problems:
-            raise InputError(problems)
-        return write_files_atomic(folder, files), notes
+            _merge_statuspage(m)
+        if m.problems:
+            raise InputError(m.problems)
+        return write_files_atomic(folder, m.files), m.notes
 
 
-def _kept(folder: Path, name: str) -> tuple[Path, str]:
-    return folder / name, f"{ACTUALS}/{folder.name}/{name}"
+@dataclass
+class _Merge:
+    """One import merged into an offer's kept evidence: its folder, what came in (`size`: the offer's GPUs; `display`:
+    the import's name in messages), and what the merge gathers: the files to write, the notes and the problems."""
+
+    folder: Path
+    incoming: Incoming
+    size: float | None
+    display: str
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def kept(self, name: str) -> tuple[Path, str]:
+        """The kept file `name` and how messages name it."""
+        return self.folder / name, f"{ACTUALS}/{self.folder.name}/{name}"
 
 
-def _merge_metrics(
-    folder: Path,
-    incoming: Incoming,
-    size: float | None,
-    display: str,
-    files: dict,
-    notes: list[str],
-    problems: list[Problem],
-) -> None:
+def _merge_metrics(m: _Merge) -> None:
     from procure.io.tables import read_csv_rows
 
-    path, shown = _kept(folder, "metrics.csv")
+    incoming, size, notes = m.incoming, m.size, m.notes
+    path, shown = m.kept("metrics.csv")
     kept: dict[str, MonthMetrics] = {}
     sources: list[str] = []
     if path.exists():
         found: list[Problem] = []
         kept = read_metrics_csv(path, shown, found, size)
         rows, comments, _ = read_csv_rows(path, shown, kept_columns(path, shown))
-        _forgive(
-            found,
-            {line: row["month"] for line, row in rows},
-            set(incoming.metrics),
-            lambda k: f"month {k}",
-            notes,
-            problems,
-        )
+        _forgive(m, found, {line: row["month"] for line, row in rows}, set(incoming.metrics), lambda k: f"month {k}")
         sources = [s for c in comments if "from:" in c for s in c.split("from:", 1)[1].split("; ") if s.strip()]
-    for key, m in sorted(incoming.metrics.items()):
-        check_metrics_month(m, size, display, None, problems, prefix=f"month {key}: ")
+    for key, month in sorted(incoming.metrics.items()):
+        check_metrics_month(month, size, m.display, None, m.problems, prefix=f"month {key}: ")
     # a month's quantiles cannot be summed from two imports: the better measured month is kept, so a
     # last sample at 00:05 on the 1st, or one day's snapshots, never replaces a whole month
     # compared as metrics.csv writes them (_fmt): the same samples read back must not count as better measured
     thinner = {
         k
-        for k, m in incoming.metrics.items()
-        if k in kept and float(_fmt(kept[k].coverage or 0.0)) > float(_fmt(m.coverage or 0.0))
+        for k, month in incoming.metrics.items()
+        if k in kept and float(_fmt(kept[k].coverage or 0.0)) > float(_fmt(month.coverage or 0.0))
     }
     for key in sorted(thinner):
         notes.append(
@@ -209,54 +207,41 @@ def _merge_metrics(
             f"{incoming.metrics[key].coverage or 0:.1%}): import the month's files together to replace it"
         )
     merged, replaced = merge_by_key(
-        kept, {k: m for k, m in incoming.metrics.items() if k not in thinner}, lambda k: f"month {k}"
+        kept, {k: month for k, month in incoming.metrics.items() if k not in thinner}, lambda k: f"month {k}"
     )
     notes += replaced
-    files["metrics.csv"] = metrics_csv(merged, list(dict.fromkeys([*sources, *incoming.sources])))
+    m.files["metrics.csv"] = metrics_csv(merged, list(dict.fromkeys([*sources, *incoming.sources])))
 
 
 def _forgive(
-    found: list[Problem],
-    key_of_line: dict[int, Any],
-    replaced: set,
-    name: Callable[[Any], str],
-    notes: list[str],
-    problems: list[Problem],
+    m: _Merge, found: list[Problem], key_of_line: dict[int, Any], replaced: set, name: Callable[[Any], str]
 ) -> None:
     """The kept file's problems, less those of rows this import replaces (a corrective import may
     replace a row the loader refuses: it is named); the rest refuse the import."""
     for p in found:
         key = key_of_line.get(p.line) if p.line is not None else None
         if key is not None and key in replaced:
-            notes.append(f"{name(key)}: the kept row ({p.field}: {p.message}) is replaced by this import")
+            m.notes.append(f"{name(key)}: the kept row ({p.field}: {p.message}) is replaced by this import")
         else:
-            problems.append(p)
+            m.problems.append(p)
 
 
-def _merge_invoices(
-    folder: Path,
-    incoming: Incoming,
-    size: float | None,
-    display: str,
-    files: dict,
-    notes: list[str],
-    problems: list[Problem],
-) -> None:
+def _merge_invoices(m: _Merge) -> None:
     from procure.io.tables import read_csv_rows
 
-    path, shown = _kept(folder, "invoices.csv")
+    incoming, size, display, notes, problems = m.incoming, m.size, m.display, m.notes, m.problems
+    path, shown = m.kept("invoices.csv")
     kept: dict[tuple[str, str], Invoice] = {}
     if path.exists():
         found: list[Problem] = []
         kept = {k: i for k, (i, _) in read_invoice_rows(path, shown, found, size).items()}
         rows, _, _ = read_csv_rows(path, shown, kept_columns(path, shown, invoices=True))
         _forgive(
+            m,
             found,
             {line: (row["month"], row.get(INVOICE_ID, "")) for line, row in rows},
             set(incoming.invoices),
             lambda k: f"invoice {k[0]}" + (f" {k[1]}" if k[1] else ""),
-            notes,
-            problems,
         )
     # a FOCUS export is its month's whole bill: it and the month's other invoices never add up (a correction
     # billed later stays with its month, whichever invoice is kept)
@@ -290,46 +275,44 @@ def _merge_invoices(
             )
             del merged[(month, invoice_id)]
     _summed_months_checked(merged, size, display, {}, problems, prefix="month {month}: ")
-    files["invoices.csv"] = invoices_csv(merged)
+    m.files["invoices.csv"] = invoices_csv(merged)
 
 
-def _merge_credits(folder: Path, incoming: Incoming, files: dict, notes: list[str], problems: list[Problem]) -> None:
+def _merge_credits(m: _Merge) -> None:
     """credits.csv by month: a FOCUS export's month replaces the kept one, as its invoice does."""
     from procure.io.focus import credits_csv, read_credits
 
-    path, shown = _kept(folder, "credits.csv")
-    kept = read_credits(path, shown, problems) if path.exists() else {}
-    merged, replaced = merge_by_key(kept, incoming.credits, lambda k: f"credits {k}")
-    notes += replaced
-    files["credits.csv"] = credits_csv(merged)
+    path, shown = m.kept("credits.csv")
+    kept = read_credits(path, shown, m.problems) if path.exists() else {}
+    merged, replaced = merge_by_key(kept, m.incoming.credits, lambda k: f"credits {k}")
+    m.notes += replaced
+    m.files["credits.csv"] = credits_csv(merged)
 
 
-def _merge_incident_csv(
-    folder: Path, incoming: list[Any], files: dict, notes: list[str], problems: list[Problem]
-) -> None:
+def _merge_incident_csv(m: _Merge) -> None:
     """The kept incidents.csv and the incoming CSV rows, merged by start and components; two rows
     that overlap on a component afterwards are refused as the loader would refuse them."""
     from procure.io.incidents import read_incidents_csv
     from procure.io.tables import read_csv_rows
 
-    path, shown = _kept(folder, "incidents.csv")
+    path, shown = m.kept("incidents.csv")
     kept_list: list[Any] = []
     comments: list[str] = []
     if path.exists():
         try:
             kept_list = read_incidents_csv(path, shown)
         except InputError as exc:
-            problems.extend(exc.problems)
+            m.problems.extend(exc.problems)
             return
         _, comments, _ = read_csv_rows(path, shown, ("start", "end", "impact", "components"))
     kept = {incident_key(i): i for i in kept_list}
-    new = {incident_key(i): i for i in incoming}
+    new = {incident_key(i): i for i in m.incoming.incidents}
     merged, replaced = merge_by_key(
         kept, new, _incident_name, lambda a, b: (a.end, a.impact, a.components) == (b.end, b.impact, b.components)
     )
-    problems.extend(_merged_overlaps(list(merged.values())))
-    notes += replaced
-    files["incidents.csv"] = incidents_csv(list(merged.values()), comments)
+    m.problems.extend(_merged_overlaps(list(merged.values())))
+    m.notes += replaced
+    m.files["incidents.csv"] = incidents_csv(list(merged.values()), comments)
 
 
 def _merged_overlaps(incidents: list[Any]) -> list[Problem]:
@@ -374,23 +357,23 @@ def incidents_csv(incidents: list[Any], comments: Iterable[str] = ()) -> str:
     return buffer.getvalue()
 
 
-def _merge_statuspage(folder: Path, incoming: Incoming, files: dict, notes: list[str], problems: list[Problem]) -> None:
+def _merge_statuspage(m: _Merge) -> None:
     """The kept incidents.json and the incoming Statuspage incidents, merged by start and components."""
     import json
 
     from procure.io.incidents import statuspage_incidents
     from procure.io.yamlsafe import read_json
 
-    path, shown = _kept(folder, "incidents.json")
+    path, shown = m.kept("incidents.json")
     kept: dict = {}
-    page = incoming.page
+    page = m.incoming.page
     if path.exists():
         try:
             data = read_json(path, shown)
             items = data.get("incidents") if isinstance(data, dict) else data
             parsed = statuspage_incidents(data, shown)  # the loader's check of what is kept
         except InputError as exc:
-            problems.extend(exc.problems)
+            m.problems.extend(exc.problems)
             return
         by_where = {i.where: i for i in parsed}
         kept = {
@@ -400,14 +383,14 @@ def _merge_statuspage(folder: Path, incoming: Incoming, files: dict, notes: list
         }
         if page is None and isinstance(data, dict):
             page = data.get("page")
-    new = {incident_key(i): item for item, i in incoming.statuspage}
+    new = {incident_key(i): item for item, i in m.incoming.statuspage}
     merged, replaced = merge_by_key(kept, new, _incident_name)
-    notes += replaced
+    m.notes += replaced
     ordered = [merged[k] for k in sorted(merged, reverse=True)]  # newest first, as Statuspage lists them
     document = {"page": page, "incidents": ordered} if page is not None else {"incidents": ordered}
     try:
         statuspage_incidents(document, shown)
     except InputError as exc:
-        problems.extend(exc.problems)
+        m.problems.extend(exc.problems)
         return
-    files["incidents.json"] = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    m.files["incidents.json"] = json.dumps(document, indent=1, ensure_ascii=False) + "\n"

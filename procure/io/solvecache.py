@@ -76,6 +76,21 @@ class Solution:
     mip_gap: float | None
 
 
+@dataclass(frozen=True)
+class Milp:
+    """A mixed-integer program as SciPy's `milp` receives it: minimise c.x with row_lb <= A x <= row_ub, lb <= x <=
+    ub, x whole where integrality is 1, under HiGHS's `options`."""
+
+    c: np.ndarray
+    A: Any
+    row_lb: np.ndarray
+    row_ub: np.ndarray
+    integrality: np.ndarray
+    lb: np.ndarray
+    ub: np.ndarray
+    options: dict[str, object]
+
+
 def _mac(secret_key: bytes, key: str, x: np.ndarray, fun: float, gap: float) -> bytes:
     """HMAC-SHA256 of an entry: the program it answers and every number it holds."""
     mac = hmac.new(secret_key, FORMAT.encode(), hashlib.sha256)
@@ -86,36 +101,27 @@ def _mac(secret_key: bytes, key: str, x: np.ndarray, fun: float, gap: float) -> 
     return mac.digest()
 
 
-def program_key(
-    c: np.ndarray,
-    A: Any,
-    row_lb: np.ndarray,
-    row_ub: np.ndarray,
-    integrality: np.ndarray,
-    lb: np.ndarray,
-    ub: np.ndarray,
-    options: dict[str, object],
-) -> str:
+def program_key(p: Milp) -> str:
     """SHA-256 of the program as the solver receives it (the time limit aside: a proven optimum holds whatever it
     was)."""
     import scipy
 
-    csr = A.tocsr(copy=True)  # canonical form for the hash, without touching the caller's matrix
+    csr = p.A.tocsr(copy=True)  # canonical form for the hash, without touching the caller's matrix
     csr.sum_duplicates()
     csr.sort_indices()
     digest = hashlib.sha256()
-    kept = {k: v for k, v in sorted(options.items()) if k != "time_limit"}
+    kept = {k: v for k, v in sorted(p.options.items()) if k != "time_limit"}
     digest.update(json.dumps([FORMAT, scipy.__version__, list(csr.shape), kept], default=str).encode())
     for array, kind in (
-        (c, np.float64),
+        (p.c, np.float64),
         (csr.data, np.float64),
         (csr.indices, np.int64),
         (csr.indptr, np.int64),
-        (row_lb, np.float64),
-        (row_ub, np.float64),
-        (integrality, np.int64),
-        (lb, np.float64),
-        (ub, np.float64),
+        (p.row_lb, np.float64),
+        (p.row_ub, np.float64),
+        (p.integrality, np.int64),
+        (p.lb, np.float64),
+        (p.ub, np.float64),
     ):
         data = np.ascontiguousarray(array, dtype=kind)
         digest.update(len(data).to_bytes(8, "little"))

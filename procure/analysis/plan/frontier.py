@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from procure.analysis.plan.candidates import Candidate
 from procure.analysis.plan.dispatch import dispatch
 from procure.analysis.plan.figures import Figures, figures
-from procure.analysis.plan.program import Risk
+from procure.analysis.plan.program import Risk, Setting
 from procure.analysis.plan.result import FrontierPoint
 from procure.analysis.plan.solver import solve_plan
 from procure.errors import InputError
-from procure.model.demand import Scenarios
-from procure.model.inputs import PlanConfig
 
 FRONTIER_LEVELS = 12  # demand levels a month the frontier's solves start from (the plan itself uses plan.levels)
 # Each of the frontier's solves stops at plan.mip_gap (proven, kept in the solve cache like the plan's) or after this
@@ -37,31 +35,23 @@ class FrontierSolve:
     another process (a report's layout workers) as well as in this one."""
 
     cands: list[Candidate]
-    scen: Scenarios
-    coarse: PlanConfig  # the plan's settings with at most FRONTIER_LEVELS demand levels
-    cvar_alpha: float
-    delta: np.ndarray
-    risk: Risk
-    money: float
-    tasks: float
-    penalty: float | None
+    setting: Setting  # the plan's, with at most FRONTIER_LEVELS demand levels and this point's weight on CVaR
 
 
 def solve_point(job: FrontierSolve) -> Figures | None:
     """A whole plan at this risk setting, or None when the solver finds none within its limits."""
     try:
-        chosen = solve_plan(
-            job.cands, job.scen, job.coarse, job.delta, job.risk, job.money, job.tasks, job.penalty, FRONTIER_NODES
-        )
+        chosen = solve_plan(job.cands, job.setting, FRONTIER_NODES)
     except InputError:
         return None
     if chosen.solved.status.startswith("time limit"):
         return None  # stopped by the clock: another machine would find another plan
+    s = job.setting
     return figures(
-        dispatch(job.cands, chosen.units, chosen.nodes, chosen.in_plan, job.scen, job.penalty),
-        job.scen,
-        job.delta,
-        job.cvar_alpha,
+        dispatch(job.cands, chosen.units, chosen.nodes, chosen.in_plan, s.scen, s.penalty),
+        s.scen,
+        s.delta,
+        s.policy.cvar_alpha,
     )
 
 
@@ -76,15 +66,7 @@ def in_order(solve: Callable[[FrontierSolve], Figures | None], jobs: list[Fronti
 
 
 def efficient_frontier(
-    cands: list[Candidate],
-    scen: Scenarios,
-    policy: PlanConfig,
-    delta: np.ndarray,
-    money: float,
-    tasks: float,
-    neutral: Figures,
-    penalty: float | None,
-    solves: Solves | None = None,
+    cands: list[Candidate], setting: Setting, neutral: Figures, solves: Solves | None = None
 ) -> list[FrontierPoint]:
     """Expected cost against CVaR: the risk-neutral plan, the least-CVaR plan, and the plans between them that
     minimise expected cost + w x CVaR for weights w spread between (FRONTIER_WEIGHTS).
@@ -95,10 +77,11 @@ def efficient_frontier(
     between the two ends did not finish within 60 s; its weighted neighbours are proven in seconds)."""
     # Each point is a whole plan whose figures are computed on every scenario; the solver sees at most
     # FRONTIER_LEVELS demand bands a month for it at first (refined like the plan's), and CVaR on whole paths.
+    policy = setting.policy
     coarse = policy.model_copy(update={"levels": min(policy.levels, FRONTIER_LEVELS)})
 
     def job(risk: Risk) -> FrontierSolve:
-        return FrontierSolve(cands, scen, coarse, policy.cvar_alpha, delta, risk, money, tasks, penalty)
+        return FrontierSolve(cands, replace(setting, policy=coarse, risk=risk))
 
     # Every solve at once (the points between the ends are only kept when the least-CVaR plan lowers the CVaR).
     own_neutral = policy.cvar_weight > 0 or policy.cvar_limit is not None

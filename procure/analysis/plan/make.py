@@ -38,6 +38,7 @@ from procure.analysis.plan.program import (
     MAX_NONZEROS,
     RELAXATION_MAX_NONZEROS,
     Risk,
+    Setting,
     check_size,
     model_size,
     solver_scales,
@@ -59,7 +60,7 @@ from procure.analysis.plan.result import (
 from procure.analysis.plan.shortlist import reindexed, shortlist, whole_check
 from procure.analysis.plan.single import single_offer
 from procure.analysis.plan.solver import Chosen, Solved, infeasible_problem, solve_plan, vendor_shares_ok
-from procure.analysis.plan.stress import stress
+from procure.analysis.plan.stress import Fixed, stress
 from procure.analysis.scenarios import claim_low_end
 from procure.analysis.unserved import market_unserved_price
 from procure.errors import InputError, Problem
@@ -113,7 +114,9 @@ def make_plan(
     bridges, bridge, by_month, headline = plan_notes(s, lines, held, index_changes, policy.max_vendor_share)
 
     frontier_points = (
-        efficient_frontier(s.found.solver_cands, scen, policy, delta, s.money, s.tasks, pick.fig, penalty, solves)
+        efficient_frontier(
+            s.found.solver_cands, Setting(scen, policy, delta, Risk(), s.money, s.tasks, penalty), pick.fig, solves
+        )
         if frontier
         else None
     )
@@ -205,12 +208,13 @@ def _solve(
     singles, best_single = _singles(cands, holding, delta, policy, penalty)
 
     risk = Risk(policy.cvar_weight, policy.cvar_limit)
+    setting = Setting(scen, policy, delta, risk, money, tasks, penalty)
 
     def over(kept: Reduction, into: list[str], allowed: PlanConfig) -> Found:
         program = reindexed(cands, kept.keep) if kept.dropped else cands
         program_size(program, scen, allowed, risk)
         alone = [singles[i] for i in kept.keep]
-        return solve_over_offers(program, scen, allowed, delta, risk, money, tasks, penalty, alone, into)
+        return solve_over_offers(program, replace(setting, policy=allowed), alone, into)
 
     def used(found: Found) -> set[str]:
         return _used(found, scen, penalty)
@@ -296,12 +300,7 @@ def _stress(ws: Workspace, s: SolvedPlan) -> PlanStress:
     throughput at the low end of its range."""
     pick, ev = s.pick, s.ev
     return stress(
-        pick.cands,
-        pick.units,
-        pick.nodes,
-        pick.in_plan,
-        s.scen,
-        s.penalty,
+        Fixed(pick.cands, pick.units, pick.nodes, pick.in_plan, s.scen, s.penalty),
         s.delta,
         index_linked={o.id for o in ev.offers if kind_of(o.terms.pricing).index_rent is not None},
         claims={o.id for o in ev.offers if o.points_source == "vendor_claim"},
@@ -490,34 +489,19 @@ def _shares_kept(found: Found, scen: Scenarios, penalty: float, share: float) ->
 
 def solve_over_offers(
     cands: list[Candidate],
-    scen: Scenarios,
-    policy: PlanConfig,
-    delta: np.ndarray,
-    risk: Risk,
-    money: float,
-    tasks: float,
-    penalty: float,
+    setting: Setting,
     singles: list[tuple[str, tuple[float, list[Unit], np.ndarray] | None]],
     notes: list[str],
 ) -> Found:
     """The solve (docs/plan.md, "No offer is dropped unseen"): over every usable offer up to plan.max_candidates, else
     over the shortlist, which is then checked against the whole program and replaced by its solve if that finds a
     cheaper plan. The notes say which."""
-    keep, bound = shortlist(
-        cands,
-        scen,
-        policy,
-        delta,
-        risk,
-        money,
-        tasks,
-        penalty,
-        [found[0] if found is not None else None for _, found in singles],
-    )
+    scen, policy, risk = setting.scen, setting.policy, setting.risk
+    keep, bound = shortlist(cands, setting, [found[0] if found is not None else None for _, found in singles])
     plan_cands = reindexed(cands, keep) if len(keep) < len(cands) else cands
     check_size(plan_cands, scen, policy, risk)
     solver_cands = plan_cands
-    chosen = solve_plan(plan_cands, scen, policy, delta, risk, money, tasks, penalty)
+    chosen = solve_plan(plan_cands, setting)
     solved = chosen.solved
     bound_gap = None
     check = None
@@ -547,11 +531,11 @@ def solve_over_offers(
                 False,
             )
         else:
-            check, better = whole_check(cands, scen, policy, delta, risk, money, tasks, penalty, chosen)
+            check, better = whole_check(cands, setting, chosen)
         notes.append(check)
         if better:
             plan_cands = solver_cands = cands
-            chosen = solve_plan(cands, scen, policy, delta, risk, money, tasks, penalty)
+            chosen = solve_plan(cands, setting)
     return Found(chosen, plan_cands, solver_cands, bound_gap, check)
 
 

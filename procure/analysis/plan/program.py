@@ -103,6 +103,21 @@ class Risk:
         return self.weight > 0 or self.limit is not None
 
 
+@dataclass(frozen=True)
+class Setting:
+    """What a plan's program is built from besides its offers (`build_model`): the demand scenarios, the plan's
+    settings, each month's discount factor, how CVaR counts, the units of money and tasks the solver works in, and the
+    price of an unserved task (None: plan.unserved_penalty_per_task)."""
+
+    scen: Scenarios
+    policy: PlanConfig
+    delta: np.ndarray
+    risk: Risk
+    money: float
+    tasks: float
+    penalty: float | None = None
+
+
 # The most nonzeros a plan's program may have. HiGHS needs about 1.5 kB of memory a nonzero (measured:
 # 600,420 nonzeros, 120 months x 1,000 levels x 2 offers with a penalty, peaked at 1.08 GB and took
 # 38 s), so this is about 1.5 GB; 120 months x 10,000 levels ended in std::bad_alloc after 40 s.
@@ -173,18 +188,10 @@ def check_size(
 
 
 def build_model(
-    cands: list[Candidate],
-    scen: Scenarios,
-    policy: PlanConfig,
-    delta: np.ndarray,
-    risk: Risk,
-    money: float,
-    tasks: float,
-    penalty: float | None = None,
-    bands: Bands | None = None,
-    tail: np.ndarray | None = None,
+    cands: list[Candidate], setting: Setting, bands: Bands | None = None, tail: np.ndarray | None = None
 ) -> Model:
-    """Assemble the MILP. Money in units of `money`, tasks in units of `tasks` (for the solver's numerics).
+    """Assemble the MILP. Money in units of `setting.money`, tasks in units of `setting.tasks` (for the solver's
+    numerics).
 
     `bands`: the demand levels the expected cost sees (default `initial_bands`); `tail`: the paths the CVaR sees
     (default every path), each with its own serving variables so that CVaR is taken on whole paths.
@@ -193,6 +200,8 @@ def build_model(
     objective), then the constraints, always in this order (among equally good plans, which one the solver
     returns depends on the order of its columns and rows). The constraints are written when first needed
     (`Model.constraints`): a plan read back from the solve cache never needs them."""
+    scen, policy, delta, risk = setting.scen, setting.policy, setting.delta, setting.risk
+    money, tasks, penalty = setting.money, setting.tasks, setting.penalty
     if penalty is None:
         penalty = policy.unserved_penalty_per_task
     if bands is None:

@@ -10,10 +10,8 @@ from dataclasses import replace
 import numpy as np
 
 from procure.analysis.plan.candidates import Candidate
-from procure.analysis.plan.program import Risk, build_model
+from procure.analysis.plan.program import Setting, build_model
 from procure.analysis.plan.solver import Chosen, program_inputs, solve_model, work_limits
-from procure.model.demand import Scenarios
-from procure.model.inputs import PlanConfig
 
 CHECK_TOLERANCE = (
     1e-6  # the shortlist check looks for a plan cheaper by more than this share (or plan.mip_gap, if larger)
@@ -36,15 +34,7 @@ def reindexed(cands: list[Candidate], keep: list[int]) -> list[Candidate]:
 
 
 def shortlist(
-    cands: list[Candidate],
-    scen: Scenarios,
-    policy: PlanConfig,
-    delta: np.ndarray,
-    risk: Risk,
-    money: float,
-    tasks: float,
-    penalty: float | None = None,
-    alone: list[float | None] | None = None,
+    cands: list[Candidate], setting: Setting, alone: list[float | None] | None = None
 ) -> tuple[list[int], float | None]:
     """With more offers than plan.max_candidates, keep the ones the linear relaxation uses most, every offer holding a
     signed contract, and always the best single offers (`alone`: each offer's cost alone; a quarter of the shortlist
@@ -53,16 +43,15 @@ def shortlist(
 
     Returns the kept positions and the relaxation's objective over every offer: a proven lower bound,
     so the distance of the plan from the best plan over all offers can be stated."""
+    scen, policy = setting.scen, setting.policy
     if len(cands) <= policy.max_candidates:
         return list(range(len(cands))), None
-    model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty)
+    model = build_model(cands, setting)
     model.integrality = np.zeros(
         len(model.c), dtype=int
     )  # the relaxation: no whole numbers; kept and read back like a plan
     options: dict[str, object] = {"time_limit": float(policy.time_limit_s), "disp": False}
-    relaxed = solve_model(
-        model, program_inputs("relaxation", cands, scen, policy, delta, risk, money, tasks, penalty), options
-    )
+    relaxed = solve_model(model, program_inputs("relaxation", cands, setting), options)
     if relaxed.x is None:
         return list(range(len(cands))), None
     x = relaxed.x
@@ -92,33 +81,22 @@ def shortlist(
     return sorted(keep), float(relaxed.fun)
 
 
-def whole_check(
-    cands: list[Candidate],
-    scen: Scenarios,
-    policy: PlanConfig,
-    delta: np.ndarray,
-    risk: Risk,
-    money: float,
-    tasks: float,
-    penalty: float | None,
-    chosen: Chosen,
-) -> tuple[str, bool]:
+def whole_check(cands: list[Candidate], setting: Setting, chosen: Chosen) -> tuple[str, bool]:
     """Whether any offer the shortlist left out could enter a better plan: the whole program over every offer, on the
     demand bands and tail paths of the shortlist's last solve, with one more row, objective <= the shortlist plan's
     objective x (1 - plan.mip_gap, at least CHECK_TOLERANCE). Infeasible proves that no plan over all offers is cheaper
     by more than the gap
     (the shortlist's plan is then within the solver's gap of the whole optimum). Returns what was found and whether a
     better plan exists (then the whole program is solved)."""
-    model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail)
+    policy = setting.policy
+    model = build_model(cands, setting, chosen.model.bands, chosen.model.tail)
     tolerance = max(float(policy.mip_gap), CHECK_TOLERANCE)
     cutoff = (
         float(chosen.solved.objective) - tolerance * abs(float(chosen.solved.objective))
         if chosen.solved.objective is not None
         else math.inf
     )
-    inputs = program_inputs(
-        "check", cands, scen, policy, delta, risk, money, tasks, penalty, chosen.model.bands, chosen.model.tail
-    )
+    inputs = program_inputs("check", cands, setting, chosen.model.bands, chosen.model.tail)
     result = solve_model(model, inputs, work_limits(policy), cutoff)
     n = len(cands)
     if result.x is not None:

@@ -18,7 +18,7 @@ from procure.analysis.plan.bands import (
 from procure.analysis.plan.candidates import Candidate, Unit
 from procure.analysis.plan.dispatch import Outcome, dispatch, source_months, spot_limit
 from procure.analysis.plan.figures import path_losses
-from procure.analysis.plan.program import Model, Risk, build_model
+from procure.analysis.plan.program import Model, Setting, build_model
 from procure.errors import InputError, Problem
 from procure.model.demand import Scenarios
 from procure.model.inputs import PlanConfig
@@ -58,13 +58,13 @@ def work_limits(policy: PlanConfig, node_limit: int | None = None) -> dict[str, 
 MAX_ROUNDS = 8  # solves of one plan while bands and the CVaR tail are refined
 
 
-def program_inputs(*parts: object) -> tuple[object, ...]:
+def program_inputs(tag: str, cands: list[Candidate], setting: Setting, *extra: object) -> tuple[object, ...]:
     """What a program is built from, as the solve cache keys it (procure/io/solvecache.py): every argument of
-    `build_model`, the policy's time limit aside (a proven result holds whatever it was)."""
-    return tuple(
-        {k: getattr(p, k) for k in type(p).model_fields if k != "time_limit_s"} if isinstance(p, PlanConfig) else p
-        for p in parts
-    )
+    `build_model` (the setting's fields in their order), the policy's time limit aside (a proven result holds whatever
+    it was)."""
+    s = setting
+    policy = {k: getattr(s.policy, k) for k in type(s.policy).model_fields if k != "time_limit_s"}
+    return (tag, cands, s.scen, policy, s.delta, s.risk, s.money, s.tasks, s.penalty, *extra)
 
 
 def solve_model(model: Model, inputs: tuple[object, ...], options: dict[str, object], cutoff: float | None = None):  # type: ignore[no-untyped-def]
@@ -248,34 +248,19 @@ class Chosen:
     converged: bool
 
 
-def solve_plan(
-    cands: list[Candidate],
-    scen: Scenarios,
-    policy: PlanConfig,
-    delta: np.ndarray,
-    risk: Risk,
-    money: float,
-    tasks: float,
-    penalty: float | None,
-    node_limit: int | None = None,
-) -> Chosen:
+def solve_plan(cands: list[Candidate], setting: Setting, node_limit: int | None = None) -> Chosen:
     """Solve, then refine until the answer holds on every scenario: bands that straddle a breakpoint of the chosen
     plan are split (the banded cost is then exact for it), and paths whose cost exceeds the CVaR threshold join the
     CVaR's paths (the CVaR is then the CVaR on every path, and a limit holds on all of them)."""
+    s = setting
+    scen, policy, delta, risk, money, penalty = s.scen, s.policy, s.delta, s.risk, s.money, s.penalty
     H = scen.months
     bands = initial_bands(scen, policy.levels)
     tail = initial_tail(scen, policy.cvar_alpha) if risk.active else None
     converged = False
     for rounds in range(1, MAX_ROUNDS + 1):  # noqa: B007 (the rounds taken are reported after the loop)
-        model = build_model(cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail)
-        solved = solve(
-            model,
-            policy,
-            scen,
-            cands,
-            node_limit,
-            program_inputs("plan", cands, scen, policy, delta, risk, money, tasks, penalty, bands, tail),
-        )
+        model = build_model(cands, setting, bands, tail)
+        solved = solve(model, policy, scen, cands, node_limit, program_inputs("plan", cands, setting, bands, tail))
         units, nodes, in_plan = model.units, solved.nodes, solved.in_plan
         out = dispatch(cands, units, nodes, in_plan, scen, penalty)
         true = float(scen.probability @ (out.spend @ delta)) + out.beyond_pv(delta)

@@ -3,7 +3,8 @@ again with one input changed."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -123,13 +124,26 @@ def case_figures(
     )
 
 
+@dataclass(frozen=True)
+class Fixed:
+    """The chosen portfolio held fixed (its offers, blocks, node counts and the months its sources serve) and what it
+    is dispatched on: the demand scenarios and the price of an unserved task."""
+
+    cands: list[Candidate]
+    units: list[Unit]
+    nodes: np.ndarray
+    in_plan: np.ndarray
+    scen: Scenarios
+    penalty: float | None
+
+    def dispatch(self, **changes: Any) -> Outcome:
+        """`dispatch`, the plan's own rule, on this portfolio with the fields named in `changes` replaced."""
+        f = replace(self, **changes) if changes else self
+        return dispatch(f.cands, f.units, f.nodes, f.in_plan, f.scen, f.penalty)
+
+
 def stress(
-    cands: list[Candidate],
-    units: list[Unit],
-    nodes: np.ndarray,
-    in_plan: np.ndarray,
-    scen: Scenarios,
-    penalty: float | None,
+    fixed: Fixed,
     delta: np.ndarray,
     index_linked: set[str] | None = None,
     claims: set[str] | None = None,
@@ -138,12 +152,13 @@ def stress(
     """The chosen portfolio held fixed and dispatched again (`dispatch`, the plan's own rule) with one input
     changed: every demand path scaled, market prices 20% higher, each committed vendor gone, availability one
     point lower, vendor-claimed throughput at the low end of its range."""
-    base = dispatch(cands, units, nodes, in_plan, scen, penalty)
-    cases = _cases(base, cands, units, nodes, in_plan, scen, penalty, delta, index_linked or set())
+    cands, units, nodes, scen = fixed.cands, fixed.units, fixed.nodes, fixed.scen
+    base = fixed.dispatch()
+    cases = _cases(base, fixed, delta, index_linked or set())
 
-    vendors = _vendors(base, cands, units, nodes, in_plan, scen, penalty)
+    vendors = _vendors(base, fixed)
     slow_cands, slow_units = _slower(cands, units, {i: 1 - AVAILABILITY_POINT for i in range(len(cands))})
-    slow_out = dispatch(slow_cands, slow_units, nodes, in_plan, scen, penalty)
+    slow_out = fixed.dispatch(cands=slow_cands, units=slow_units)
     availability = float(_extra(slow_out, base, scen).sum())
     availability_short = float(_short(slow_out, base, scen).sum())
     used = {cands[u.commit.offer].id for u, n in zip(units, nodes) if n > 0} | {
@@ -153,7 +168,7 @@ def stress(
     claims_extra = claims_short = None
     if claimed and claims_factor < 1:
         claim_cands, claim_units = _slower(cands, units, {i: claims_factor for i in claimed})
-        claim_out = dispatch(claim_cands, claim_units, nodes, in_plan, scen, penalty)
+        claim_out = fixed.dispatch(cands=claim_cands, units=claim_units)
         claims_extra = float(_extra(claim_out, base, scen).sum())
         claims_short = float(_short(claim_out, base, scen).sum())
 
@@ -172,27 +187,18 @@ def stress(
     )
 
 
-def _cases(
-    base: Outcome,
-    cands: list[Candidate],
-    units: list[Unit],
-    nodes: np.ndarray,
-    in_plan: np.ndarray,
-    scen: Scenarios,
-    penalty: float | None,
-    delta: np.ndarray,
-    index_linked: set[str],
-) -> list[PlanCase]:
+def _cases(base: Outcome, fixed: Fixed, delta: np.ndarray, index_linked: set[str]) -> list[PlanCase]:
     """The plan's figures with every demand path scaled, with market prices 20% higher, and on the scenarios
     `scenario_picks` names."""
+    cands, scen = fixed.cands, fixed.scen
     cases = []
     for change, name in DEMAND_SHIFTS:
         shifted = scen if change == 0 else replace(scen, demand=scen.demand * (1 + change))
-        out = base if change == 0 else dispatch(cands, units, nodes, in_plan, shifted, penalty)
+        out = base if change == 0 else fixed.dispatch(scen=shifted)
         cases.append(case_figures(name, 1 + change, out, shifted, delta, cands))
     move, name = PRICE_CASE
-    dear, dear_units = _dearer(cands, units, move, index_linked)
-    cases.append(case_figures(name, 1.0, dispatch(dear, dear_units, nodes, in_plan, scen, penalty), scen, delta, dear))
+    dear, dear_units = _dearer(cands, fixed.units, move, index_linked)
+    cases.append(case_figures(name, 1.0, fixed.dispatch(cands=dear, units=dear_units), scen, delta, dear))
     cases += [
         case_figures(name, 1.0, base, scen, delta, cands, pick) for name, pick in scenario_picks(base, scen, delta)
     ]
@@ -232,17 +238,10 @@ def _short(out: Outcome, base: Outcome, scen: Scenarios) -> np.ndarray:
     return scen.probability @ (out.shortfall - base.shortfall)
 
 
-def _vendors(
-    base: Outcome,
-    cands: list[Candidate],
-    units: list[Unit],
-    nodes: np.ndarray,
-    in_plan: np.ndarray,
-    scen: Scenarios,
-    penalty: float | None,
-) -> list[VendorStress]:
+def _vendors(base: Outcome, fixed: Fixed) -> list[VendorStress]:
     """Each committed vendor gone, in the order of its first commitment: what the plan then pays and leaves
     unserved more."""
+    cands, units, nodes, in_plan, scen = fixed.cands, fixed.units, fixed.nodes, fixed.in_plan, fixed.scen
     first: dict[str, tuple[int, list[str]]] = {}
     for u, n in sorted(zip(units, nodes), key=lambda un: un[0].first):
         if n > 0:
@@ -256,13 +255,8 @@ def _vendors(
     for vendor, (month, offers) in sorted(first.items(), key=lambda kv: (kv[1][0], kv[0])):
         gone = np.array([c.vendor == vendor for c in cands])
         kept = np.array([0 if gone[u.commit.offer] else n for u, n in zip(units, nodes)], dtype=int)
-        out = dispatch(
-            cands,
-            units,
-            kept,
-            (in_plan & ~gone[:, None]) if np.ndim(in_plan) == 2 else (in_plan & ~gone),
-            scen,
-            penalty,
+        out = fixed.dispatch(
+            nodes=kept, in_plan=(in_plan & ~gone[:, None]) if np.ndim(in_plan) == 2 else (in_plan & ~gone)
         )
         more, lost = _extra(out, base, scen), _short(out, base, scen)
         vendors.append(
