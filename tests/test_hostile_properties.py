@@ -288,7 +288,8 @@ def test_ranking_does_not_depend_on_the_currency_of_an_offer(scratch, figures, d
     if "  fx: {triangular: [1.0, 1.0, 1.0]}" not in config.read_text():
         config.write_text(config.read_text().rstrip("\n") + "\n  fx: {triangular: [1.0, 1.0, 1.0]}\n")
     usd = {f"offer-{i}.yaml": offer_yaml(f"offer-{i}", f) for i, f in enumerate(figures)}
-    before = {offer_id: cost for offer_id, _, cost in ranking(scratch.offers(usd))}
+    before_rows = ranking(scratch.offers(usd))
+    before = {offer_id: cost for offer_id, _, cost in before_rows}
     converted = data.draw(st.integers(0, len(figures) - 1))
     eur = dict(usd)
     eur[f"offer-{converted}.yaml"] = offer_yaml(
@@ -298,7 +299,7 @@ def test_ranking_does_not_depend_on_the_currency_of_an_offer(scratch, figures, d
     after = {offer_id: cost for offer_id, _, cost in after_rows}
     for offer_id, cost in before.items():
         assert after[offer_id] == pytest.approx(cost, rel=1e-9), offer_id
-    ranked_before = [i for i, r, _ in ranking(scratch.offers(usd)) if r is not None]
+    ranked_before = [i for i, r, _ in before_rows if r is not None]
     ranked_after = [i for i, r, _ in after_rows if r is not None]
     assert sorted(ranked_before) == sorted(ranked_after)
     for a in ranked_before:  # the order holds wherever the costs are not within rounding of each other
