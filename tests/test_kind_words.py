@@ -166,6 +166,18 @@ def test_an_index_linked_list_price_row_gives_the_clamped_price(spread, bound):
     assert by_hook[0] == pytest.approx(by_hand)
 
 
+def test_a_discount_to_the_index_reads_as_a_subtraction():
+    """Spread -0.30 EUR at 1.08 with the index at 3.00, within floor 2.00 and cap 6.00: 3.00 - 0.30 x 1.08 = 2.676,
+    printed as a subtraction, never '+ -0.3000'."""
+    linked = IndexLinked(spread=-0.30, floor=2.00, cap=6.00)
+    kind, f = inputs("corvid-b200-idx", 1.08, index_linked=linked)
+    line = kind.formula_lines(f).list_price
+    assert isinstance(line, FormulaLine)
+    expression = printed(line.expr)
+    assert " − 0.3" in expression and "-" not in expression
+    assert evaluate_expression(expression) == pytest.approx(2.676, abs=5e-5)
+
+
 def test_an_owned_list_price_row_in_another_currency_gives_the_hour_in_ours():
     """The whole hour times the exchange rate, inside the expression: 40,000 x CRF(10%, 5 y) 0.263797 / 8,760 +
     1.2 x 1.3 x 0.1 + 150 x 1.2 / 730 = 1.204555 + 0.156 + 0.246575 = 1.607130 EUR, x 1.08 = 1.735700."""

@@ -148,7 +148,8 @@ def formula_lines(f: FormulaInputs) -> FormulaLines:
     elif linked.cap is not None and raw > linked.cap * f.fx:
         price = FormulaLine((words, "at the cap "), (Figure(linked.cap, 4), *times_fx(f.fx)))
     else:
-        price = FormulaLine((words,), (Figure(f.index_level, 4), " + ", Figure(linked.spread, 4), *times_fx(f.fx)))
+        sign = " − " if linked.spread < 0 else " + "  # a discount to the index reads as one: 5.03 − 0.30, not + -0.30
+        price = FormulaLine((words,), (Figure(f.index_level, 4), sign, Figure(abs(linked.spread), 4), *times_fx(f.fx)))
     return FormulaLines(price, rent_line(f), financing_line(f))
 
 
