@@ -154,7 +154,7 @@ def _answer(args: list[str]) -> None:
         sys.stdout, sys.stderr = stdout, stderr
         if status in (0, 2) and not out.spinner and not err.spinner:
             try:
-                files = [(path, path.read_bytes()) for path in resultcache.written()] if status == 0 else []
+                files = resultcache.written() if status == 0 else []
                 resultcache.store(key, status, b"".join(out.parts), b"".join(err.parts), files)
             except Exception:
                 pass

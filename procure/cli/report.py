@@ -127,7 +127,7 @@ def report(
         write_atomic(target, data)
         from procure.io import resultcache
 
-        resultcache.wrote(target)  # kept with the answer: the same command on the same inputs writes it again
+        resultcache.wrote(target, data)  # kept with the answer: the same command on the same inputs writes it again
     if found.recommendation is not None:
         warn_plan_failed(found.recommendation)
     if target != STDOUT:

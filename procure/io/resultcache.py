@@ -180,16 +180,16 @@ def _terminals() -> list[object]:
     return out
 
 
-_written: list[Path] = []
+_written: list[tuple[Path, bytes]] = []
 
 
-def wrote(path: Path) -> None:
-    """Note a document the running command wrote (procure/cli/report.py): kept with its answer."""
-    _written.append(Path(os.path.abspath(path)))
+def wrote(path: Path, content: str | bytes) -> None:
+    """Note a document the running command wrote, as it wrote it (procure/cli/report.py): kept with its answer."""
+    _written.append((Path(os.path.abspath(path)), content.encode("utf-8") if isinstance(content, str) else content))
 
 
-def written() -> list[Path]:
-    """The documents the running command wrote, in order."""
+def written() -> list[tuple[Path, bytes]]:
+    """The documents the running command wrote, in order: each one's absolute path and bytes."""
     return list(_written)
 
 
